@@ -1,0 +1,230 @@
+package io.github.memorypack.core;
+
+import io.github.memorypack.core.internal.Ids;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link SessionStore} in this process's memory: fast, thread-safe, gone when the process ends.
+ * Use it for tests, demos and single-instance apps that need no persistence. Each session is
+ * guarded by its own lock, so sessions never wait for each other.
+ */
+public final class InMemorySessionStore implements SessionStore {
+
+    private final Clock clock;
+    private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+
+    private InMemorySessionStore(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** A store whose timestamps come from the system UTC clock. */
+    public static InMemorySessionStore create() {
+        return new InMemorySessionStore(Clock.systemUTC());
+    }
+
+    /** A store whose timestamps come from {@code clock}. */
+    public static InMemorySessionStore create(Clock clock) {
+        return new InMemorySessionStore(clock);
+    }
+
+    @Override
+    public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
+        SessionIds.validate(sessionId);
+        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        List<NewEntry> batch = List.copyOf(entries);
+        while (true) {
+            Session session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            synchronized (session) {
+                if (session.deleted) {
+                    continue; // deleted under us: append to the session that replaces it
+                }
+                if (idempotencyKey != null) {
+                    List<Entry> earlier = session.byKey.get(idempotencyKey);
+                    if (earlier != null) {
+                        return earlier;
+                    }
+                }
+                Instant now = clock.instant();
+                List<Entry> stored = new ArrayList<>(batch.size());
+                for (NewEntry e : batch) {
+                    stored.add(new Entry(session.nextIndex++, Ids.newId(), now, e.tokenCount(), e.message(),
+                            e.metadata(), idempotencyKey));
+                }
+                session.entries.addAll(stored);
+                List<Entry> result = Collections.unmodifiableList(stored);
+                if (idempotencyKey != null) {
+                    session.byKey.put(idempotencyKey, result);
+                }
+                return result;
+            }
+        }
+    }
+
+    @Override
+    public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+        SessionIds.validate(sessionId);
+        checkRead(fromIndex, maxCount);
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return List.of();
+        }
+        synchronized (session) {
+            int size = session.entries.size();
+            long first = session.nextIndex - size;
+            int from = (int) Math.max(0, Math.min(size, fromIndex - first));
+            int to = (int) Math.min(size, (long) from + maxCount);
+            return List.copyOf(session.entries.subList(from, to));
+        }
+    }
+
+    @Override
+    public List<Entry> readLast(String sessionId, int count) {
+        SessionIds.validate(sessionId);
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0, was " + count);
+        }
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return List.of();
+        }
+        synchronized (session) {
+            int size = session.entries.size();
+            return List.copyOf(session.entries.subList(Math.max(0, size - count), size));
+        }
+    }
+
+    @Override
+    public long nextIndex(String sessionId) {
+        SessionIds.validate(sessionId);
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return 0;
+        }
+        synchronized (session) {
+            return session.nextIndex;
+        }
+    }
+
+    @Override
+    public SessionState state(String sessionId) {
+        SessionIds.validate(sessionId);
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return SessionState.EMPTY;
+        }
+        synchronized (session) {
+            return session.state;
+        }
+    }
+
+    @Override
+    public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
+        SessionIds.validate(sessionId);
+        Objects.requireNonNull(newState, "newState");
+        while (true) {
+            Session session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            synchronized (session) {
+                if (session.deleted) {
+                    continue;
+                }
+                if (session.state.version() != expectedVersion) {
+                    return Optional.empty();
+                }
+                session.state = newState.withVersion(expectedVersion + 1);
+                return Optional.of(session.state);
+            }
+        }
+    }
+
+    @Override
+    public void replace(String sessionId, List<NewEntry> entries) {
+        SessionIds.validate(sessionId);
+        List<NewEntry> batch = List.copyOf(entries);
+        while (true) {
+            Session session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            synchronized (session) {
+                if (session.deleted) {
+                    continue;
+                }
+                session.entries.clear();
+                session.byKey.clear();
+                Instant now = clock.instant();
+                for (NewEntry e : batch) {
+                    session.entries.add(new Entry(session.nextIndex++, Ids.newId(), now, e.tokenCount(),
+                            e.message(), e.metadata(), null));
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void trim(String sessionId, long beforeIndex) {
+        SessionIds.validate(sessionId);
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return;
+        }
+        synchronized (session) {
+            int size = session.entries.size();
+            long first = session.nextIndex - size;
+            int drop = (int) Math.max(0, Math.min(size, beforeIndex - first));
+            if (drop == 0) {
+                return;
+            }
+            List<Entry> dropped = session.entries.subList(0, drop);
+            for (Entry e : dropped) {
+                e.idempotencyKey().ifPresent(session.byKey::remove);
+            }
+            dropped.clear();
+            session.entries.trimToSize();
+        }
+    }
+
+    @Override
+    public List<String> sessions() {
+        List<String> ids = new ArrayList<>(sessions.keySet());
+        Collections.sort(ids);
+        return ids;
+    }
+
+    @Override
+    public void delete(String sessionId) {
+        SessionIds.validate(sessionId);
+        Session session = sessions.get(sessionId);
+        if (session == null) {
+            return;
+        }
+        synchronized (session) {
+            session.deleted = true;
+            sessions.remove(sessionId, session);
+        }
+    }
+
+    static void checkRead(long fromIndex, int maxCount) {
+        if (fromIndex < 0) {
+            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
+        }
+        if (maxCount < 0) {
+            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
+        }
+    }
+
+    /** One session's log and state; guarded by its own monitor. */
+    private static final class Session {
+        final ArrayList<Entry> entries = new ArrayList<>();
+        final Map<String, List<Entry>> byKey = new HashMap<>();
+        long nextIndex;
+        SessionState state = SessionState.EMPTY;
+        boolean deleted;
+    }
+}

@@ -1,0 +1,60 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.ChatMessage;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A message on its way into a session log, with what the caller already knows about it: its token
+ * count (or {@link Entry#UNKNOWN_TOKENS}) and optional key/value metadata. The store adds the
+ * index, the id and the timestamp when it appends.
+ */
+public final class NewEntry {
+
+    private final ChatMessage message;
+    private final int tokenCount;
+    private final Map<String, String> metadata;
+
+    private NewEntry(ChatMessage message, int tokenCount, Map<String, String> metadata) {
+        this.message = Objects.requireNonNull(message, "message");
+        if (tokenCount < Entry.UNKNOWN_TOKENS) {
+            throw new IllegalArgumentException("tokenCount must be >= 0 or UNKNOWN_TOKENS, was " + tokenCount);
+        }
+        this.tokenCount = tokenCount;
+        this.metadata = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
+    }
+
+    /** A message whose token count is not known. */
+    public static NewEntry of(ChatMessage message) {
+        return new NewEntry(message, Entry.UNKNOWN_TOKENS, Map.of());
+    }
+
+    /** A message with its token count. */
+    public static NewEntry of(ChatMessage message, int tokenCount) {
+        return new NewEntry(message, tokenCount, Map.of());
+    }
+
+    /** A message with its token count and metadata (copied). */
+    public static NewEntry of(ChatMessage message, int tokenCount, Map<String, String> metadata) {
+        return new NewEntry(message, tokenCount, metadata);
+    }
+
+    public ChatMessage message() {
+        return message;
+    }
+
+    /** Token count, or {@link Entry#UNKNOWN_TOKENS}. */
+    public int tokenCount() {
+        return tokenCount;
+    }
+
+    /** Immutable metadata; empty when none. */
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
+    @Override
+    public String toString() {
+        return "NewEntry{" + message.type() + ", tokens=" + tokenCount + ", metadata=" + metadata + '}';
+    }
+}

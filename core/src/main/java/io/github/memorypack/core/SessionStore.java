@@ -1,0 +1,137 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A session-keyed, append-only message log plus a small versioned state record per session.
+ * Every Memory Pack memory is a view computed from a store; the store is the truth.
+ *
+ * <h2>Rules every implementation keeps (checked by {@code memory-pack-testkit}'s contract)</h2>
+ * <ul>
+ *   <li>Session ids are validated with {@link SessionIds} before any I/O; a bad id throws
+ *       {@link InvalidSessionIdException} and touches nothing.</li>
+ *   <li>{@link #append} is atomic (all of its entries become visible together, or none) and costs
+ *       I/O in proportion to the new entries only. Entries get consecutive indices; concurrent
+ *       appenders, in this process or others, never lose or interleave each other's batches.</li>
+ *   <li>An append with an idempotency key that the session has already stored stores nothing and
+ *       returns the entries stored the first time.</li>
+ *   <li>Indices are never reused: after {@link #trim} or {@link #replace} new entries continue
+ *       from {@link #nextIndex}.</li>
+ *   <li>State updates are compare-and-set on {@link SessionState#version()}; appends never conflict
+ *       with state updates.</li>
+ *   <li>An unknown session reads as empty (no entries, {@link SessionState#EMPTY}); sessions are
+ *       isolated; every LangChain4j message type round-trips exactly.</li>
+ *   <li>Failures throw {@link StoreException} (or a subclass); a failed append is not visible.</li>
+ * </ul>
+ *
+ * <p>A store is also a LangChain4j {@link ChatMemoryStore}, so LangChain4j's own memories can use
+ * it: {@link #updateMessages} appends when it is handed "the stored messages plus new ones", and
+ * replaces the log otherwise.
+ */
+public interface SessionStore extends ChatMemoryStore {
+
+    /** Longest accepted idempotency key, in characters. */
+    int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+    /**
+     * Atomically appends entries to the end of a session's log.
+     *
+     * @param idempotencyKey {@code null}, or a key (for example a request id) that makes the append
+     *                       happen at most once per session: when the session already holds entries
+     *                       appended under this key, nothing is stored and those entries are returned
+     * @return the stored entries, with their indices, ids and timestamps
+     * @throws InvalidSessionIdException if the id is not valid (nothing is touched)
+     * @throws IllegalArgumentException  if the key is blank or longer than {@link #MAX_IDEMPOTENCY_KEY_LENGTH}
+     * @throws StoreException            if the append failed; then none of it is visible
+     */
+    List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey);
+
+    /** {@link #append(String, List, String)} without an idempotency key. */
+    default List<Entry> append(String sessionId, List<NewEntry> entries) {
+        return append(sessionId, entries, null);
+    }
+
+    /**
+     * Reads up to {@code maxCount} entries with {@code index >= fromIndex}, oldest first. Entries
+     * removed by {@link #trim} are skipped.
+     */
+    List<Entry> read(String sessionId, long fromIndex, int maxCount);
+
+    /** Reads the last {@code count} retained entries (fewer if the log is shorter), oldest first. */
+    List<Entry> readLast(String sessionId, int count);
+
+    /** The index the next appended entry will get: 0 for an unknown session. */
+    long nextIndex(String sessionId);
+
+    /** The session's state; {@link SessionState#EMPTY} for an unknown session. */
+    SessionState state(String sessionId);
+
+    /**
+     * Stores {@code newState} if the current state's version is {@code expectedVersion}.
+     *
+     * @return the stored state (its version is {@code expectedVersion + 1}), or empty if another
+     *         writer got there first
+     */
+    Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState);
+
+    /**
+     * Atomically replaces every entry of the session's log with {@code entries} (indices continue
+     * from {@link #nextIndex}; idempotency keys of removed entries are forgotten). The state is left
+     * as it is.
+     */
+    void replace(String sessionId, List<NewEntry> entries);
+
+    /** Removes the entries with {@code index < beforeIndex}; later indices are unchanged. */
+    void trim(String sessionId, long beforeIndex);
+
+    /** The ids of all sessions that have entries or state, sorted. */
+    List<String> sessions();
+
+    /** Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing. */
+    void delete(String sessionId);
+
+    /** All retained messages of the session, oldest first. */
+    @Override
+    default List<ChatMessage> getMessages(Object memoryId) {
+        List<Entry> entries = read(SessionIds.of(memoryId), 0, Integer.MAX_VALUE);
+        List<ChatMessage> messages = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            messages.add(entry.message());
+        }
+        return messages;
+    }
+
+    /**
+     * LangChain4j's "replace all messages", done without rewriting history: when {@code messages}
+     * starts with exactly the stored messages, only the new suffix is appended; anything else
+     * replaces the log (see {@link #replace}).
+     */
+    @Override
+    default void updateMessages(Object memoryId, List<ChatMessage> messages) {
+        String sessionId = SessionIds.of(memoryId);
+        List<ChatMessage> stored = getMessages(sessionId);
+        boolean extendsStored = messages.size() >= stored.size()
+                && messages.subList(0, stored.size()).equals(stored);
+        List<NewEntry> entries = new ArrayList<>();
+        for (ChatMessage message : extendsStored ? messages.subList(stored.size(), messages.size()) : messages) {
+            entries.add(NewEntry.of(message));
+        }
+        if (extendsStored) {
+            if (!entries.isEmpty()) {
+                append(sessionId, entries);
+            }
+        } else {
+            replace(sessionId, entries);
+        }
+    }
+
+    /** Same as {@link #delete(String)}. */
+    @Override
+    default void deleteMessages(Object memoryId) {
+        delete(SessionIds.of(memoryId));
+    }
+}

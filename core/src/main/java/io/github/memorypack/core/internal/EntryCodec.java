@@ -1,0 +1,178 @@
+package io.github.memorypack.core.internal;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ChatMessageDeserializer;
+import dev.langchain4j.data.message.ChatMessageSerializer;
+import dev.langchain4j.data.message.SystemMessage;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.Summary;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * JSON for entries and state, shared by every persistent store. A message is embedded as the JSON
+ * object LangChain4j's {@link ChatMessageSerializer} writes, so stored data stays readable by
+ * LangChain4j's own tools. An entry encodes to a single line (JSON escapes every line break).
+ *
+ * <p>Internal API: may change without notice.
+ */
+public final class EntryCodec {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonFactory FACTORY = MAPPER.getFactory();
+
+    private EntryCodec() {
+    }
+
+    /** One line of JSON, no line break at the end. */
+    public static String encodeEntry(Entry entry) {
+        StringWriter out = new StringWriter(256);
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeNumberField("index", entry.index());
+            g.writeStringField("id", entry.id());
+            g.writeStringField("ts", entry.timestamp().toString());
+            g.writeNumberField("tokens", entry.tokenCount());
+            if (entry.idempotencyKey().isPresent()) {
+                g.writeStringField("key", entry.idempotencyKey().get());
+            }
+            if (!entry.metadata().isEmpty()) {
+                g.writeObjectFieldStart("meta");
+                for (Map.Entry<String, String> m : entry.metadata().entrySet()) {
+                    g.writeStringField(m.getKey(), m.getValue());
+                }
+                g.writeEndObject();
+            }
+            g.writeFieldName("message");
+            g.writeRawValue(ChatMessageSerializer.messageToJson(entry.message()));
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /**
+     * Decodes a line written by {@link #encodeEntry}.
+     *
+     * @throws IllegalArgumentException if the text is not a complete, valid entry
+     */
+    public static Entry decodeEntry(String json) {
+        try {
+            JsonNode node = MAPPER.readTree(json);
+            if (node == null || !node.isObject()) {
+                throw new IllegalArgumentException("not a JSON object");
+            }
+            JsonNode key = node.get("key");
+            return new Entry(
+                    required(node, "index").asLong(),
+                    required(node, "id").asText(),
+                    Instant.parse(required(node, "ts").asText()),
+                    required(node, "tokens").asInt(),
+                    decodeMessage(required(node, "message")),
+                    stringMap(node.get("meta")),
+                    key == null || key.isNull() ? null : key.asText());
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("invalid entry: " + e.getMessage(), e);
+        }
+    }
+
+    public static String encodeState(SessionState state) {
+        StringWriter out = new StringWriter(256);
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeNumberField("version", state.version());
+            if (state.systemMessage().isPresent()) {
+                g.writeFieldName("system");
+                g.writeRawValue(ChatMessageSerializer.messageToJson(state.systemMessage().get()));
+            }
+            if (state.summary().isPresent()) {
+                Summary s = state.summary().get();
+                g.writeObjectFieldStart("summary");
+                g.writeStringField("text", s.text());
+                g.writeNumberField("coveredUntil", s.coveredUntil());
+                g.writeNumberField("tokens", s.tokenCount());
+                g.writeStringField("createdAt", s.createdAt().toString());
+                g.writeEndObject();
+            }
+            if (!state.attributes().isEmpty()) {
+                g.writeObjectFieldStart("attributes");
+                for (Map.Entry<String, String> a : state.attributes().entrySet()) {
+                    g.writeStringField(a.getKey(), a.getValue());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /** @throws IllegalArgumentException if the text is not a valid state */
+    public static SessionState decodeState(String json) {
+        try {
+            JsonNode node = MAPPER.readTree(json);
+            if (node == null || !node.isObject()) {
+                throw new IllegalArgumentException("not a JSON object");
+            }
+            JsonNode system = node.get("system");
+            JsonNode summary = node.get("summary");
+            return new SessionState(
+                    required(node, "version").asLong(),
+                    system == null ? null : (SystemMessage) decodeMessage(system),
+                    summary == null ? null : new Summary(
+                            required(summary, "text").asText(),
+                            required(summary, "coveredUntil").asLong(),
+                            required(summary, "tokens").asInt(),
+                            Instant.parse(required(summary, "createdAt").asText())),
+                    stringMap(node.get("attributes")));
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalArgumentException("invalid state: " + e.getMessage(), e);
+        }
+    }
+
+    /** LangChain4j's JSON for one message. */
+    public static String encodeMessage(ChatMessage message) {
+        return ChatMessageSerializer.messageToJson(message);
+    }
+
+    /** Decodes LangChain4j's JSON for one message. */
+    public static ChatMessage decodeMessage(String json) {
+        return ChatMessageDeserializer.messageFromJson(json);
+    }
+
+    private static ChatMessage decodeMessage(JsonNode node) {
+        return ChatMessageDeserializer.messageFromJson(node.toString());
+    }
+
+    private static JsonNode required(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null || value.isNull()) {
+            throw new IllegalArgumentException("missing field '" + field + "'");
+        }
+        return value;
+    }
+
+    private static Map<String, String> stringMap(JsonNode node) {
+        if (node == null || node.isNull()) {
+            return Map.of();
+        }
+        Map<String, String> map = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            map.put(field.getKey(), field.getValue().asText());
+        }
+        return map;
+    }
+}

@@ -37,14 +37,16 @@ class SessionStoreContractSelfTest {
         assertThat(failuresOf(IgnoresKeys.class)).contains(
                 "should_store_once_and_return_first_entries_when_idempotency_key_repeats",
                 "should_accept_key_when_it_has_the_maximum_length",
-                "should_reject_key_before_any_io_when_key_is_blank_or_too_long");
+                "should_reject_key_before_any_io_when_key_is_blank_or_too_long",
+                "should_match_a_simple_model_when_random_operations_run");
     }
 
     @Test
     void should_fail_conflict_test_when_compare_and_set_ignores_the_version() {
         assertThat(failuresOf(BlindCompareAndSet.class)).contains(
                 "should_conflict_and_change_nothing_when_version_is_stale",
-                "should_not_create_session_when_compare_and_set_fails_on_unknown_session");
+                "should_not_create_session_when_compare_and_set_fails_on_unknown_session",
+                "should_match_a_simple_model_when_random_operations_run");
     }
 
     @Test
@@ -59,7 +61,8 @@ class SessionStoreContractSelfTest {
                 "should_round_trip_every_message_type_exactly_when_store_is_reopened",
                 "should_round_trip_system_message_and_summary_when_state_is_reopened",
                 "should_keep_token_counts_and_metadata_when_round_tripped",
-                "should_assign_consecutive_indices_when_appending_batches");
+                "should_assign_consecutive_indices_when_appending_batches",
+                "should_match_a_simple_model_when_random_operations_run");
     }
 
     @Test

@@ -66,13 +66,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       everything survives a restart. Default: the same instance (nothing to restart). Use
  *       {@link #clock()} to give the new instance the test's clock.</li>
  *   <li>{@link #closeStore(SessionStore)}: releases a store after each test; default closes it if
- *       it is {@link AutoCloseable}.</li>
+ *       it is {@link AutoCloseable}. It is called once for every distinct instance the test used,
+ *       including ones {@code reopen} already closed, so {@code close()} should be idempotent.</li>
  *   <li>{@link #concurrentWriters()}, {@link #appendsPerWriter()}, {@link #casIncrementsPerWriter()}:
  *       sizes of the concurrency tests (defaults 16, 500 and 100).</li>
  * </ul>
  *
+ * <p>A persistent backend typically declares a {@code @TempDir Path} field (injected before
+ * {@code createStore} runs) so each test starts on an empty folder.
+ *
  * <p>Each test gets a fresh {@link MutableClock} starting at {@link #START}; tests move it instead of
- * sleeping. The whole contract runs in well under a few seconds on an in-memory store.
+ * sleeping. The whole contract takes about a second on an in-memory store.
  */
 public abstract class SessionStoreContract {
 

@@ -249,11 +249,7 @@ public final class WindowChatMemory implements ChatMemory {
             MemorySettings snapshot = settings.copy();
             ViewLimit.Unit providerUnit = unit;
             Function<Object, Integer> providerLimit = limit;
-            return memoryId -> {
-                MemorySettings forId = snapshot.copy();
-                forId.id(memoryId);
-                return new WindowChatMemory(forId, providerUnit, providerLimit);
-            };
+            return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit);
         }
 
         private void checkOneLimit() {

@@ -111,6 +111,13 @@ public final class MemorySettings {
         return copy;
     }
 
+    /** A {@link #copy()} for one memory id, as a provider builds it. */
+    public MemorySettings forId(Object memoryId) {
+        MemorySettings copy = copy();
+        copy.id(memoryId);
+        return copy;
+    }
+
     /**
      * Applies a per-session limit and checks it.
      *

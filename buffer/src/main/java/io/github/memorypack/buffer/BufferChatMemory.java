@@ -39,8 +39,6 @@ import java.util.function.Function;
  */
 public final class BufferChatMemory implements ChatMemory {
 
-    /** Tokenizer used for {@code contextTokens} when none is set. */
-    public static final TokenCountEstimator DEFAULT_TOKENIZER = Tokenizers.o200k();
 
     private final SessionMemory memory;
     private final ViewRules rules;
@@ -48,12 +46,8 @@ public final class BufferChatMemory implements ChatMemory {
 
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
         this.contextTokens = contextTokens;
-        TokenCountEstimator tokenizer = settings.tokenizer() != null ? settings.tokenizer() : DEFAULT_TOKENIZER;
-        this.rules = settings.rules(tokenizer);
-        boolean counts = settings.tokenizer() != null || contextTokens != null
-                || rules.needsTokenCounts(ViewLimit.none());
-        this.memory = new SessionMemory(settings.id(), settings.store(), counts ? tokenizer : null,
-                settings.retention(), settings.overflowListener());
+        this.rules = settings.rules();
+        this.memory = settings.sessionMemory(rules, contextTokens != null);
         currentLimit();
     }
 

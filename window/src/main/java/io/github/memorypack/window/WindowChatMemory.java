@@ -45,8 +45,6 @@ import java.util.function.Function;
  */
 public final class WindowChatMemory implements ChatMemory {
 
-    /** Tokenizer used for {@code maxTokens} when none is set. */
-    public static final TokenCountEstimator DEFAULT_TOKENIZER = Tokenizers.o200k();
     /** How many entries a token window reads first; later reads start from what the last one needed. */
     static final int FIRST_TOKEN_READ = 64;
 
@@ -58,12 +56,8 @@ public final class WindowChatMemory implements ChatMemory {
     private WindowChatMemory(MemorySettings settings, ViewLimit.Unit unit, Function<Object, Integer> limit) {
         this.unit = unit;
         this.limit = limit;
-        TokenCountEstimator tokenizer = settings.tokenizer() != null ? settings.tokenizer() : DEFAULT_TOKENIZER;
-        this.rules = settings.rules(tokenizer);
-        boolean counts = settings.tokenizer() != null || unit == ViewLimit.Unit.TOKENS
-                || rules.needsTokenCounts(ViewLimit.none());
-        this.memory = new SessionMemory(settings.id(), settings.store(), counts ? tokenizer : null,
-                settings.retention(), settings.overflowListener());
+        this.rules = settings.rules();
+        this.memory = settings.sessionMemory(rules, unit == ViewLimit.Unit.TOKENS);
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 

@@ -5,6 +5,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.Retention;
+import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
 import java.util.Objects;
 import java.util.function.Function;
@@ -86,8 +87,8 @@ public final class MemorySettings {
         this.keepImagesInNewest = messages;
     }
 
-    /** The view rules for these settings, counting with {@code tokenizer}. */
-    public ViewRules rules(TokenCountEstimator tokenizer) {
+    /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
+    public ViewRules rules() {
         ViewRules.Builder rules = ViewRules.builder().tokenizer(tokenizer);
         if (toolResultPreviewTokens > 0) {
             rules.toolResultPreviews(toolResultPreviewTokens);
@@ -96,6 +97,16 @@ public final class MemorySettings {
             rules.keepImagesInNewest(keepImagesInNewest);
         }
         return rules.build();
+    }
+
+    /**
+     * The plumbing for one memory with these settings. Appends carry token counts when a tokenizer
+     * was set, when the strategy needs them ({@code strategyCounts}) or when the rules do; otherwise
+     * they carry {@link io.github.memorypack.core.Entry#UNKNOWN_TOKENS} and nothing is tokenized.
+     */
+    public SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts) {
+        boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
+        return new SessionMemory(id, store(), counts ? rules.tokenizer() : null, retention, overflowListener);
     }
 
     /** A copy sharing the same store (resolving the default store first, so copies share it). */

@@ -3,9 +3,8 @@ package io.github.memorypack.buffer;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
 import io.github.memorypack.core.internal.SessionMemory;
 import io.github.memorypack.core.view.OverflowListener;
@@ -38,7 +37,6 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class BufferChatMemory implements ChatMemory {
-
 
     private final SessionMemory memory;
     private final ViewRules rules;
@@ -97,24 +95,16 @@ public final class BufferChatMemory implements ChatMemory {
     }
 
     /** Builds a {@link BufferChatMemory}; every option has a default. */
-    public static final class Builder {
+    public static final class Builder extends MemoryBuilder<Builder> {
 
-        private final MemorySettings settings = new MemorySettings();
         private Function<Object, Integer> contextTokens;
         private Integer fixedContextTokens;
 
         private Builder() {
         }
 
-        /** The memory id (the session id, validated in {@link #build()}); default {@code "default"}. */
-        public Builder id(Object id) {
-            settings.id(id);
-            return this;
-        }
-
-        /** The store holding the log; default a new {@link io.github.memorypack.core.InMemorySessionStore}. */
-        public Builder store(SessionStore store) {
-            settings.store(store);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -132,36 +122,6 @@ public final class BufferChatMemory implements ChatMemory {
         public Builder contextTokens(Function<Object, Integer> contextTokens) {
             this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
             this.fixedContextTokens = null;
-            return this;
-        }
-
-        /**
-         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} when
-         * {@code contextTokens} is set. Otherwise no count is computed unless a tokenizer is set here.
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
-        }
-
-        /** Told when a view passes {@code contextTokens}; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
-            return this;
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every turn
-         * but the newest (see {@link ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS}). Off by default.
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
-        }
-
-        /** Keeps images only in the newest {@code messages} messages. Off by default. */
-        public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
             return this;
         }
 
@@ -186,6 +146,7 @@ public final class BufferChatMemory implements ChatMemory {
         }
 
         private void check() {
+            settings.validate();
             if (fixedContextTokens != null && fixedContextTokens < 1) {
                 throw new IllegalArgumentException("contextTokens must be >= 1, was " + fixedContextTokens);
             }

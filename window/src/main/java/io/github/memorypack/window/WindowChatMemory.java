@@ -3,9 +3,8 @@ package io.github.memorypack.window;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
 import io.github.memorypack.core.internal.SessionMemory;
 import io.github.memorypack.core.view.OverflowListener;
@@ -110,14 +109,7 @@ public final class WindowChatMemory implements ChatMemory {
     }
 
     private ViewLimit currentLimit() {
-        switch (unit) {
-            case MESSAGES:
-                return ViewLimit.messages(MemorySettings.limit(limit, memory.id(), "maxMessages"));
-            case TURNS:
-                return ViewLimit.turns(MemorySettings.limit(limit, memory.id(), "maxTurns"));
-            default:
-                return ViewLimit.tokens(MemorySettings.limit(limit, memory.id(), "maxTokens"));
-        }
+        return ViewLimit.of(unit, MemorySettings.limit(limit, memory.id(), Builder.name(unit)));
     }
 
     @Override
@@ -129,9 +121,8 @@ public final class WindowChatMemory implements ChatMemory {
      * Builds a {@link WindowChatMemory}. Exactly one of {@code maxMessages}, {@code maxTurns} and
      * {@code maxTokens} must be set.
      */
-    public static final class Builder {
+    public static final class Builder extends MemoryBuilder<Builder> {
 
-        private final MemorySettings settings = new MemorySettings();
         private ViewLimit.Unit unit;
         private Function<Object, Integer> limit;
         private Integer fixedLimit;
@@ -140,15 +131,8 @@ public final class WindowChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id (the session id, validated in {@link #build()}); default {@code "default"}. */
-        public Builder id(Object id) {
-            settings.id(id);
-            return this;
-        }
-
-        /** The store holding the log; default a new {@link io.github.memorypack.core.InMemorySessionStore}. */
-        public Builder store(SessionStore store) {
-            settings.store(store);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -185,40 +169,9 @@ public final class WindowChatMemory implements ChatMemory {
             return limit(ViewLimit.Unit.TOKENS, maxTokens);
         }
 
-        /**
-         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} for
-         * {@code maxTokens}. Without {@code maxTokens} (and without tool-result previews) no count is
-         * needed and none is computed unless a tokenizer is set here.
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
-        }
-
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
         public Builder retention(Retention retention) {
             settings.retention(retention);
-            return this;
-        }
-
-        /** Told when the newest turn alone is over the limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
-            return this;
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every turn
-         * but the newest (see {@link ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS}). Off by default.
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
-        }
-
-        /** Keeps images only in the newest {@code messages} messages. Off by default. */
-        public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
             return this;
         }
 
@@ -251,6 +204,7 @@ public final class WindowChatMemory implements ChatMemory {
                 throw new IllegalStateException("set exactly one of maxMessages, maxTurns and maxTokens ("
                         + (limitsSet == 0 ? "none" : limitsSet) + " set)");
             }
+            settings.validate();
             if (fixedLimit != null && fixedLimit < 1) {
                 throw new IllegalArgumentException(name(unit) + " must be >= 1, was " + fixedLimit);
             }

@@ -20,13 +20,15 @@ public final class MemorySettings {
     /** The memory id used when none is set, as in LangChain4j. */
     public static final String DEFAULT_ID = "default";
 
+    private static final int UNSET = Integer.MIN_VALUE;
+
     private Object id = DEFAULT_ID;
     private SessionStore store;
     private TokenCountEstimator tokenizer;
     private OverflowListener overflowListener = OverflowListener.logging();
     private Retention retention = Retention.keepAll();
-    private int toolResultPreviewTokens;
-    private int keepImagesInNewest = -1;
+    private int toolResultPreviewTokens = UNSET;
+    private int keepImagesInNewest = UNSET;
 
     public void id(Object id) {
         this.id = Objects.requireNonNull(id, "id");
@@ -73,27 +75,37 @@ public final class MemorySettings {
         return retention;
     }
 
+    /** Any value is taken here; {@link #validate()} rejects one below 1. */
     public void toolResultPreviews(int maxTokens) {
-        if (maxTokens < 1) {
-            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + maxTokens);
-        }
         this.toolResultPreviewTokens = maxTokens;
     }
 
+    /** Any value is taken here; {@link #validate()} rejects one below 0. */
     public void keepImagesInNewest(int messages) {
-        if (messages < 0) {
-            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + messages);
-        }
         this.keepImagesInNewest = messages;
+    }
+
+    /**
+     * Checks the values, as a strategy's {@code build()} must.
+     *
+     * @throws IllegalArgumentException for a value out of range
+     */
+    public void validate() {
+        if (toolResultPreviewTokens != UNSET && toolResultPreviewTokens < 1) {
+            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + toolResultPreviewTokens);
+        }
+        if (keepImagesInNewest != UNSET && keepImagesInNewest < 0) {
+            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + keepImagesInNewest);
+        }
     }
 
     /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
     public ViewRules rules() {
         ViewRules.Builder rules = ViewRules.builder().tokenizer(tokenizer);
-        if (toolResultPreviewTokens > 0) {
+        if (toolResultPreviewTokens != UNSET) {
             rules.toolResultPreviews(toolResultPreviewTokens);
         }
-        if (keepImagesInNewest >= 0) {
+        if (keepImagesInNewest != UNSET) {
             rules.keepImagesInNewest(keepImagesInNewest);
         }
         return rules.build();

@@ -1,18 +1,15 @@
 package io.github.memorypack.buffer;
 
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
+import io.github.memorypack.core.internal.SessionChatMemory;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.RequestScope;
-import io.github.memorypack.core.view.View;
 import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -36,16 +33,13 @@ import java.util.function.Function;
  * ChatMemory memory = BufferChatMemory.builder().id("user-42").store(store).build();
  * }</pre>
  */
-public final class BufferChatMemory implements ChatMemory {
+public final class BufferChatMemory extends SessionChatMemory {
 
-    private final SessionMemory memory;
-    private final ViewRules rules;
     private final Function<Object, Integer> contextTokens;
 
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
+        super(settings, contextTokens != null);
         this.contextTokens = contextTokens;
-        this.rules = settings.rules();
-        this.memory = settings.sessionMemory(rules, contextTokens != null);
         currentLimit();
     }
 
@@ -53,35 +47,10 @@ public final class BufferChatMemory implements ChatMemory {
         return new Builder();
     }
 
-    @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message to the session log (a system message goes to the session state). */
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
-    }
-
     /** The whole conversation, pinned system message first. */
     @Override
     public List<ChatMessage> messages() {
-        View view = memory.from(rules, currentLimit(), 0);
-        memory.afterView(view);
-        return new ArrayList<>(view.messages());
-    }
-
-    /** Replaces the whole log with {@code messages} in one store call. */
-    @Override
-    public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: its log, state and idempotency keys. */
-    @Override
-    public void clear() {
-        memory.clear();
+        return show(memory.from(rules, currentLimit(), 0));
     }
 
     private ViewLimit currentLimit() {

@@ -1,19 +1,16 @@
 package io.github.memorypack.window;
 
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
+import io.github.memorypack.core.internal.SessionChatMemory;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.RequestScope;
 import io.github.memorypack.core.view.Retention;
-import io.github.memorypack.core.view.View;
 import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -42,37 +39,23 @@ import java.util.function.Function;
  * ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
  * }</pre>
  */
-public final class WindowChatMemory implements ChatMemory {
+public final class WindowChatMemory extends SessionChatMemory {
 
     /** How many entries a token window reads first; later reads start from what the last one needed. */
     static final int FIRST_TOKEN_READ = 64;
 
-    private final SessionMemory memory;
-    private final ViewRules rules;
     private final ViewLimit.Unit unit;
     private final Function<Object, Integer> limit;
 
     private WindowChatMemory(MemorySettings settings, ViewLimit.Unit unit, Function<Object, Integer> limit) {
+        super(settings, unit == ViewLimit.Unit.TOKENS);
         this.unit = unit;
         this.limit = limit;
-        this.rules = settings.rules();
-        this.memory = settings.sessionMemory(rules, unit == ViewLimit.Unit.TOKENS);
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message to the session log (see the class rules for system messages). */
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
     }
 
     /** The window: pinned system message, then the newest whole turns within the limit. */
@@ -91,21 +74,7 @@ public final class WindowChatMemory implements ChatMemory {
                 firstRead = Math.max(FIRST_TOKEN_READ, memory.lastReadCount());
                 break;
         }
-        View view = memory.tail(rules, viewLimit, firstRead);
-        memory.afterView(view);
-        return new ArrayList<>(view.messages());
-    }
-
-    /** Replaces the whole log with {@code messages} in one store call. */
-    @Override
-    public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: its log, state and idempotency keys. */
-    @Override
-    public void clear() {
-        memory.clear();
+        return show(memory.tail(rules, viewLimit, firstRead));
     }
 
     private ViewLimit currentLimit() {

@@ -494,7 +494,10 @@ public final class MemoryMdSessionStore implements SessionStore {
         s.byKey.replaceAll((k, v) -> Collections.unmodifiableList(v));
         s.fileNext = parsed.nextIndex();
         s.validEnd = parsed.validEnd();
-        s.endsWithNewline = parsed.endsWithNewline();
+        int end = (int) parsed.validEnd();
+        // keep one blank line between blocks, also after a hand-written block or a missing final newline
+        s.separator = end == 0 || !parsed.endsWithNewline() ? (end == 0 ? "" : "\n\n")
+                : end >= 2 && bytes[end - 2] == '\n' ? "" : "\n";
         s.tornAt = parsed.tornAt();
         s.mdStamp = stamp;
         s.warnings.clear();
@@ -541,9 +544,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         }
         appendSidecar(s, stored);
         StringBuilder text = new StringBuilder();
-        if (!s.endsWithNewline) {
-            text.append('\n');
-        }
+        text.append(s.separator);
         for (int i = 0; i < stored.size(); i++) {
             text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
         }
@@ -560,7 +561,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             throw e;
         }
         s.validEnd += bytes.length;
-        s.endsWithNewline = true;
+        s.separator = "";
         s.fileNext = Math.max(s.fileNext, stored.get(stored.size() - 1).index() + 1);
         s.mdStamp = files.stamp(s.md);
     }
@@ -647,7 +648,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         SessionState fileState = SessionState.EMPTY;
         long fileNext;
         long validEnd;
-        boolean endsWithNewline = true;
+        String separator = "";
         long tornAt = -1;
 
         Session(Path dir) {
@@ -689,7 +690,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             mdStamp = null;
             fileNext = 0;
             validEnd = 0;
-            endsWithNewline = true;
+            separator = "";
             tornAt = -1;
         }
 

@@ -457,6 +457,11 @@ public final class MemoryMdSessionStore implements SessionStore {
                     + maxPreloadBytes + " bytes; compact the session or raise maxPreloadBytes");
         }
         byte[] bytes = files.read(s.md);
+        if (bytes == null || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
+            s.clearFile(); // an empty file (for example created by hand): the first write adds the header
+            s.mdStamp = stamp;
+            return;
+        }
         MemoryMdFormat.Parsed parsed = MemoryMdFormat.parse(bytes, s.md.toString(),
                 damagePolicy == DamagePolicy.SKIP_DAMAGED_BLOCKS);
         List<String> found = new ArrayList<>(parsed.warnings());
@@ -531,7 +536,8 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     /** Appends the blocks of {@code stored} as one write (after the sidecar lines of its system messages). */
     private void writeEntries(Session s, List<Entry> stored) throws IOException {
-        if (files.stamp(s.md) == null) {
+        FileLayer.FileStamp stamp = files.stamp(s.md);
+        if (stamp == null || s.validEnd == 0) {
             files.writeAtomically(s.md, MemoryMdFormat.header(clock.instant(), s.nextIndex())
                     .getBytes(StandardCharsets.UTF_8));
             load(s, files.stamp(s.md));

@@ -90,6 +90,21 @@ class MemoryMdSessionStoreTest {
     }
 
     @Test
+    void should_add_the_header_when_an_existing_file_is_empty() throws IOException {
+        // given
+        Files.createDirectories(dir.resolve("s1"));
+        Files.writeString(dir.resolve("s1/MEMORY.md"), "\n");
+        MemoryMdSessionStore store = store();
+        // when
+        List<Entry> before = store.read("s1", 0, 10);
+        store.append("s1", users("first"));
+        // then
+        assertThat(before).isEmpty();
+        assertThat(file("s1")).startsWith("# Agent Memory\n");
+        assertThat(messages(MemoryMdFormat.parse(file("s1")))).containsExactly(UserMessage.from("first"));
+    }
+
+    @Test
     void should_keep_system_messages_out_of_memory_md_when_state_or_log_holds_them() throws IOException {
         // given
         MemoryMdSessionStore store = store();

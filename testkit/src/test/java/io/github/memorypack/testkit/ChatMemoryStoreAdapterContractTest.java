@@ -1,8 +1,9 @@
 package io.github.memorypack.testkit;
 
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.ChatMemoryStoreAdapter;
 import io.github.memorypack.core.SessionStore;
-import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import java.time.Clock;
 
 /**
@@ -11,11 +12,16 @@ import java.time.Clock;
  */
 class ChatMemoryStoreAdapterContractTest extends SessionStoreContract {
 
-    private InMemoryChatMemoryStore wrapped;
+    private ChatMemoryStore wrapped;
+
+    /** The plain store the adapter wraps; a new one per test. */
+    ChatMemoryStore newWrappedStore() {
+        return new InMemoryChatMemoryStore();
+    }
 
     @Override
     protected SessionStore createStore(Clock clock) {
-        wrapped = new InMemoryChatMemoryStore();
+        wrapped = newWrappedStore();
         return ChatMemoryStoreAdapter.of(wrapped, clock);
     }
 

@@ -2,18 +2,19 @@ package io.github.memorypack.memorymd;
 
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
-import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.internal.SessionMemory;
-import io.github.memorypack.core.view.OverflowListener;
-import io.github.memorypack.core.view.Retention;
+import io.github.memorypack.core.internal.MemoryBuilder;
+import io.github.memorypack.core.internal.MemorySettings;
+import io.github.memorypack.core.internal.SessionChatMemory;
+import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The swarms {@code Conversation} as a LangChain4j {@link ChatMemory} over a session of a
@@ -26,11 +27,12 @@ import java.util.List;
  * {@link Preload#TYPED} (default) shows them as typed messages with their original roles,
  * {@link Preload#PREAMBLE} as one delimited user message labelled as earlier conversation
  * ({@link MemoryMdPrompts#preamble}). At most {@link Builder#maxPreloadMessages} of them are shown
- * (the newest; a typed preload then starts at a user message). With
- * {@link Builder#timestampsInPrompt} texts are shown as {@code [timestamp] Role: content}.
- * {@link #clear()} deletes the session.
+ * (the newest). With {@link Builder#timestampsInPrompt} texts are shown as
+ * {@code [timestamp] Role: content}. Typed messages follow the shared {@link ViewRules}: the view
+ * starts at a user message, an AI message with tool calls is shown with exactly its results, an
+ * interrupted tool call is repaired. {@link #clear()} deletes the session.
  */
-public final class MemoryMdChatMemory implements ChatMemory {
+public final class MemoryMdChatMemory extends SessionChatMemory {
 
     /** How the messages found in the session at start are shown. */
     public enum Preload {
@@ -43,108 +45,75 @@ public final class MemoryMdChatMemory implements ChatMemory {
     /** Default {@link Builder#maxPreloadMessages}. */
     public static final int DEFAULT_MAX_PRELOAD_MESSAGES = 200;
 
-    private final SessionMemory memory;
     private final Preload preload;
     private final boolean timestamps;
     private final int maxPreload;
     private final long preloadedUntil;
 
-    private MemoryMdChatMemory(Builder b) {
-        this.memory = new SessionMemory(b.id, b.store, b.tokenizer, Retention.keepAll(), OverflowListener.logging());
+    private MemoryMdChatMemory(MemorySettings settings, Builder b) {
+        super(settings, false);
         this.preload = b.preload;
         this.timestamps = b.timestamps;
         this.maxPreload = b.maxPreload;
-        this.preloadedUntil = b.store.nextIndex(memory.sessionId());
+        this.preloadedUntil = memory.store().nextIndex(memory.sessionId());
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
-    }
-
+    /** System message, summary, the (bounded) preloaded messages, then every message added since. */
     @Override
     public List<ChatMessage> messages() {
         SessionState state = memory.state();
-        List<ChatMessage> out = new ArrayList<>();
-        state.systemMessage().ifPresent(out::add);
-        long from = 0;
-        if (state.summary().isPresent()) {
-            out.add(ViewRules.summaryMessage(state.summary().get()));
-            from = state.summary().get().coveredUntil();
-        }
+        long from = state.summary().map(s -> s.coveredUntil()).orElse(0L);
         List<Entry> earlier = new ArrayList<>();
         List<Entry> later = new ArrayList<>();
         for (Entry e : memory.store().read(memory.sessionId(), from, Integer.MAX_VALUE)) {
-            if (e.message() instanceof SystemMessage) {
-                continue; // a record of a system-message change; the current one is pinned above
+            if (!(e.message() instanceof SystemMessage)) { // records of system-message changes: the current one is pinned
+                (e.index() < preloadedUntil ? earlier : later).add(e);
             }
-            (e.index() < preloadedUntil ? earlier : later).add(e);
         }
         if (earlier.size() > maxPreload) {
-            earlier = new ArrayList<>(earlier.subList(earlier.size() - maxPreload, earlier.size()));
-            if (preload == Preload.TYPED) {
-                while (!earlier.isEmpty() && !(earlier.get(0).message() instanceof UserMessage)) {
-                    earlier.remove(0);
+            earlier = earlier.subList(earlier.size() - maxPreload, earlier.size());
+        }
+        List<Entry> typed = new ArrayList<>(later.size() + earlier.size());
+        if (preload == Preload.TYPED) {
+            typed.addAll(earlier);
+        }
+        typed.addAll(later);
+        List<ChatMessage> out = show(rules.render(state, typed, ViewLimit.none()));
+        int pinned = 0;
+        while (pinned < out.size() && out.get(pinned) instanceof SystemMessage) {
+            pinned++;
+        }
+        if (timestamps) {
+            Map<ChatMessage, Entry> entries = new IdentityHashMap<>();
+            typed.forEach(e -> entries.put(e.message(), e));
+            for (int i = pinned; i < out.size(); i++) {
+                Entry e = entries.get(out.get(i));
+                if (e != null) {
+                    out.set(i, MemoryMdPrompts.withTimestamps(List.of(e)).get(0));
                 }
             }
         }
-        if (!earlier.isEmpty()) {
-            if (preload == Preload.PREAMBLE) {
-                out.add(MemoryMdPrompts.preamble(earlier));
-            } else {
-                out.addAll(render(earlier));
-            }
-        }
-        out.addAll(render(later));
-        return out;
-    }
-
-    private List<ChatMessage> render(List<Entry> entries) {
-        if (timestamps) {
-            return MemoryMdPrompts.withTimestamps(entries);
-        }
-        List<ChatMessage> out = new ArrayList<>(entries.size());
-        for (Entry e : entries) {
-            out.add(e.message());
+        if (preload == Preload.PREAMBLE && !earlier.isEmpty()) {
+            out.add(pinned, MemoryMdPrompts.preamble(earlier));
         }
         return out;
     }
 
-    @Override
-    public void clear() {
-        memory.clear();
-    }
-
-    /** Builder for {@link MemoryMdChatMemory}; {@link #id} and {@link #store} are required. */
-    public static final class Builder {
-        private Object id;
-        private SessionStore store;
+    /** Builder for {@link MemoryMdChatMemory}; set at least {@link #id} and {@link #store}. */
+    public static final class Builder extends MemoryBuilder<Builder> {
         private Preload preload = Preload.TYPED;
         private boolean timestamps;
         private int maxPreload = DEFAULT_MAX_PRELOAD_MESSAGES;
-        private TokenCountEstimator tokenizer;
 
         private Builder() {
         }
 
-        /** The memory id (session id). Required. */
-        public Builder id(Object id) {
-            this.id = id;
-            return this;
-        }
-
-        /** The store. Required. */
-        public Builder store(SessionStore store) {
-            this.store = store;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -166,24 +135,18 @@ public final class MemoryMdChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Counts each added message's tokens once, stored with it; none by default. */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = tokenizer;
-            return this;
-        }
-
         /**
-         * @throws IllegalArgumentException if id or store is missing, preload is null or the preload
-         *                                  limit is negative
+         * @throws IllegalArgumentException if preload is null or a limit is out of range
          */
         public MemoryMdChatMemory build() {
-            if (id == null || store == null || preload == null) {
-                throw new IllegalArgumentException("id, store and preload are required");
+            settings.validate();
+            if (preload == null) {
+                throw new IllegalArgumentException("preload must not be null");
             }
             if (maxPreload < 0) {
                 throw new IllegalArgumentException("maxPreloadMessages must be >= 0, was " + maxPreload);
             }
-            return new MemoryMdChatMemory(this);
+            return new MemoryMdChatMemory(settings, this);
         }
     }
 }

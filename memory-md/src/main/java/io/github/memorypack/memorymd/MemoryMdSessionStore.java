@@ -362,7 +362,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         requirePersistence("delete");
-        locked(sessionId, false, s -> {
+        locked(sessionId, false, false, s -> { // no parse first: a damaged session can still be deleted
             Path dir = sessionDir(sessionId);
             for (String name : files.list(dir)) {
                 if (!name.equals(LOCK)) {
@@ -398,6 +398,11 @@ public final class MemoryMdSessionStore implements SessionStore {
      * false, runs on an empty session without creating anything.
      */
     private <T> T locked(String sessionId, boolean create, SessionOp<T> op) {
+        return locked(sessionId, create, true, op);
+    }
+
+    /** {@link #locked(String, boolean, SessionOp)}; {@code load} false skips reading the files (delete). */
+    private <T> T locked(String sessionId, boolean create, boolean load, SessionOp<T> op) {
         Path dir = sessionDir(sessionId);
         Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
         Path lockFile = dir.resolve(LOCK);
@@ -413,7 +418,9 @@ public final class MemoryMdSessionStore implements SessionStore {
                     files.createDirectories(dir);
                 }
                 try (AutoCloseable ignored = files.lock(lockFile)) {
-                    refresh(session);
+                    if (load) {
+                        refresh(session);
+                    }
                     return op.apply(session);
                 }
             }

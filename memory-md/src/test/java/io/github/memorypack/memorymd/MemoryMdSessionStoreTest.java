@@ -209,6 +209,10 @@ class MemoryMdSessionStoreTest {
         assertThat(messages(lenient.read("s1", 0, 10))).containsExactly(UserMessage.from("one"), UserMessage.from("three"));
         assertThat(warnings).singleElement().asString().contains("line 16").contains("block skipped");
         assertThat(Files.readString(md)).isEqualTo(damaged);
+        MemoryMdSessionStore strict = store();
+        strict.delete("s1"); // a damaged session can still be deleted
+        assertThat(strict.read("s1", 0, 10)).isEmpty();
+        assertThat(strict.sessions()).isEmpty();
     }
 
     @Test

@@ -39,6 +39,13 @@ class MemoryMdSessionStoreTest {
         return MemoryMdSessionStore.builder().directory(dir).clock(clock).build();
     }
 
+    /** A store on {@code files} whose session "s1" holds {@code texts}. */
+    private MemoryMdSessionStore storeWith(FailingFileLayer files, String... texts) {
+        MemoryMdSessionStore store = MemoryMdSessionStore.builder().directory(dir).clock(clock).fileLayer(files).build();
+        store.append("s1", users(texts));
+        return store;
+    }
+
     private static List<NewEntry> users(String... texts) {
         List<NewEntry> list = new ArrayList<>();
         for (String t : texts) {
@@ -242,8 +249,7 @@ class MemoryMdSessionStoreTest {
     void should_throw_and_keep_memory_md_when_archive_cannot_be_written() throws IOException {
         // given
         FailingFileLayer files = new FailingFileLayer();
-        MemoryMdSessionStore store = MemoryMdSessionStore.builder().directory(dir).clock(clock).fileLayer(files).build();
-        store.append("s1", users("one", "two"));
+        MemoryMdSessionStore store = storeWith(files, "one", "two");
         String before = file("s1");
         files.fail("createNew", "history_");
         // when / then
@@ -260,8 +266,7 @@ class MemoryMdSessionStoreTest {
     void should_throw_and_keep_memory_md_when_new_live_file_cannot_be_written() throws IOException {
         // given
         FailingFileLayer files = new FailingFileLayer();
-        MemoryMdSessionStore store = MemoryMdSessionStore.builder().directory(dir).clock(clock).fileLayer(files).build();
-        store.append("s1", users("one", "two"));
+        MemoryMdSessionStore store = storeWith(files, "one", "two");
         String before = file("s1");
         files.fail("writeAtomically", "MEMORY.md");
         // when / then
@@ -275,8 +280,7 @@ class MemoryMdSessionStoreTest {
     void should_throw_and_store_nothing_when_append_hits_a_full_disk() throws IOException {
         // given
         FailingFileLayer files = new FailingFileLayer();
-        MemoryMdSessionStore store = MemoryMdSessionStore.builder().directory(dir).clock(clock).fileLayer(files).build();
-        store.append("s1", users("one"));
+        MemoryMdSessionStore store = storeWith(files, "one");
         String before = file("s1");
         files.fail("writeAt", "MEMORY.md");
         // when / then

@@ -55,11 +55,14 @@ import org.slf4j.LoggerFactory;
  * <h2>Durability</h2>
  * {@link #append} encodes the whole batch into one buffer, writes it with one write at the end of the
  * log and forces it to disk ({@link FileChannel#force}) before it returns; a new log also gets its
- * folder forced. Its I/O is proportional to the new entries only. State updates, {@link #trim} and
+ * folder forced. Its I/O is proportional to the new entries only. Appends that queue up on a session
+ * while another one is being written go out together, with one write and one force (group commit),
+ * each still a contiguous, all-or-nothing run of lines. State updates, {@link #trim} and
  * {@link #replace} write a temp file, force it, rename it atomically over the old file and force the
  * folder; trim and replace first append the removed entries to the archive and force it. A call that
  * throws {@link StoreException} changed nothing visible (an append that failed is truncated away
- * again).
+ * again). Idempotency keys are rebuilt from the log when a session is first read; {@code trim}
+ * keeps the keys of the entries it keeps.
  *
  * <h2>Locking</h2>
  * Every call on a session holds that session's lock: an in-process lock (shared by all stores of

@@ -36,7 +36,7 @@ import net.jqwik.api.constraints.Size;
  * between them, against {@link InMemorySessionStore} as the model: a torn tail is set aside and
  * reported exactly once and never changes what the store shows.
  */
-class FileSessionStoreProperties {
+class FileSessionStorePropertiesTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-05-06T07:08:09Z"), ZoneOffset.UTC);
     private static final String S = "s";

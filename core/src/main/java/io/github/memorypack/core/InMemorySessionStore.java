@@ -131,7 +131,13 @@ public final class InMemorySessionStore implements SessionStore {
         SessionIds.validate(sessionId);
         Objects.requireNonNull(newState, "newState");
         while (true) {
-            Session session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            // an unknown session is at version 0: any other expected version fails without creating it
+            Session session = expectedVersion == 0
+                    ? sessions.computeIfAbsent(sessionId, id -> new Session())
+                    : sessions.get(sessionId);
+            if (session == null) {
+                return Optional.empty();
+            }
             synchronized (session) {
                 if (session.deleted) {
                     continue;

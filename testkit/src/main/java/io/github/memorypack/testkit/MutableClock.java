@@ -1,0 +1,55 @@
+package io.github.memorypack.testkit;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+
+/**
+ * A {@link Clock} that stands still until a test moves it, so tests control time instead of
+ * sleeping. Thread-safe; always in UTC.
+ */
+public final class MutableClock extends Clock {
+
+    private volatile Instant now;
+
+    private MutableClock(Instant start) {
+        this.now = Objects.requireNonNull(start, "start");
+    }
+
+    /** A clock that reads {@code start} until it is moved. */
+    public static MutableClock at(Instant start) {
+        return new MutableClock(start);
+    }
+
+    /** Moves the clock to {@code instant} (backwards too, to test clock skew). */
+    public void set(Instant instant) {
+        this.now = Objects.requireNonNull(instant, "instant");
+    }
+
+    /** Moves the clock forward by {@code duration}. */
+    public synchronized void advance(Duration duration) {
+        this.now = now.plus(duration);
+    }
+
+    @Override
+    public Instant instant() {
+        return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    /** Only UTC is supported; any other zone is refused so time never silently shifts. */
+    @Override
+    public Clock withZone(ZoneId zone) {
+        if (!ZoneOffset.UTC.equals(zone.normalized())) {
+            throw new UnsupportedOperationException("MutableClock is UTC only, asked for " + zone);
+        }
+        return this;
+    }
+}

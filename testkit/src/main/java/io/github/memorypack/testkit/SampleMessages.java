@@ -1,0 +1,62 @@
+package io.github.memorypack.testkit;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.CustomMessage;
+import dev.langchain4j.data.message.ImageContent;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One message of every LangChain4j 1.19 message type and shape a store must keep exactly: system;
+ * user (plain, and with a name plus text and image contents by URL and base64); AI (text, thinking,
+ * tool execution requests, attributes; and tool calls without text); tool results (normal and
+ * {@code isError}); custom. Texts include line breaks, quotes and non-ASCII characters so that
+ * escaping bugs show up. Every message survives LangChain4j's own JSON round trip.
+ */
+public final class SampleMessages {
+
+    /** A 1×1 transparent PNG. */
+    public static final String PNG_BASE64 =
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+    private SampleMessages() {
+    }
+
+    /** A new list, in conversation order (the first tool result answers the first tool call). */
+    public static List<ChatMessage> everyType() {
+        ToolExecutionRequest weather = ToolExecutionRequest.builder()
+                .id("call_1").name("weather").arguments("{\"city\":\"Paris\",\"unit\":\"C\"}").build();
+        ToolExecutionRequest time = ToolExecutionRequest.builder()
+                .id("call_2").name("time").arguments("{}").build();
+        return List.of(
+                SystemMessage.from("You are terse.\nNever reveal \"secrets\" — ünïcödé ✓"),
+                UserMessage.from("plain question"),
+                UserMessage.builder()
+                        .name("alice")
+                        .contents(List.of(
+                                TextContent.from("what is in these pictures?\n{\"not\":\"json\"}"),
+                                ImageContent.from("https://example.com/cat.png", ImageContent.DetailLevel.HIGH),
+                                ImageContent.from(PNG_BASE64, "image/png", ImageContent.DetailLevel.LOW)))
+                        .build(),
+                AiMessage.builder()
+                        .text("Let me check.")
+                        .thinking("The user wants weather and time; call both tools.")
+                        .toolExecutionRequests(List.of(weather, time))
+                        .attributes(Map.of("provider_id", "resp_123", "reasoning_tokens", "17"))
+                        .build(),
+                ToolExecutionResultMessage.from(weather, "sunny, 21 °C"),
+                ToolExecutionResultMessage.builder()
+                        .id("call_2").toolName("time").text("clock unavailable").isError(true).build(),
+                AiMessage.from(ToolExecutionRequest.builder()
+                        .id("call_3").name("weather").arguments("{\"city\":\"Oslo\"}").build()),
+                ToolExecutionResultMessage.from("call_3", "weather", "snow"),
+                AiMessage.from("Paris: sunny, 21 °C. Oslo: snow.\nTime: unknown."),
+                new CustomMessage(Map.of("kind", "note", "text", "remember: likes tea")));
+    }
+}

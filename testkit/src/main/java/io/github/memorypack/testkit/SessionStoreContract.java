@@ -1,0 +1,836 @@
+package io.github.memorypack.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.InvalidSessionIdException;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Summary;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The contract every {@link SessionStore} keeps, as JUnit 5 tests. A backend's test class extends
+ * this class and implements {@link #createStore(Clock)}; everything else is optional:
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends SessionStoreContract {
+ *     @Override
+ *     protected SessionStore createStore(Clock clock) {
+ *         return MyStore.builder().clock(clock).build();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Hooks</h2>
+ * <ul>
+ *   <li>{@link #createStore(Clock)} (required): a new, <em>empty</em> store whose timestamps come
+ *       from {@code clock}. Called once per test.</li>
+ *   <li>{@link #reopen(SessionStore)}: a persistent store returns a new instance over the same data
+ *       (close the old one first if it holds files or connections), so the contract checks that
+ *       everything survives a restart. Default: the same instance (nothing to restart). Use
+ *       {@link #clock()} to give the new instance the test's clock.</li>
+ *   <li>{@link #closeStore(SessionStore)}: releases a store after each test; default closes it if
+ *       it is {@link AutoCloseable}.</li>
+ *   <li>{@link #concurrentWriters()}, {@link #appendsPerWriter()}, {@link #casIncrementsPerWriter()}:
+ *       sizes of the concurrency tests (defaults 16, 500 and 100).</li>
+ * </ul>
+ *
+ * <p>Each test gets a fresh {@link MutableClock} starting at {@link #START}; tests move it instead of
+ * sleeping. The whole contract runs in well under a few seconds on an in-memory store.
+ */
+public abstract class SessionStoreContract {
+
+    /** Where every test's clock starts. */
+    protected static final Instant START = Instant.parse("2026-01-02T03:04:05.678901Z");
+
+    private MutableClock clock;
+    private SessionStore store;
+    private final Set<SessionStore> opened = new LinkedHashSet<>();
+
+    /**
+     * A new, empty store whose entry timestamps come from {@code clock}.
+     */
+    protected abstract SessionStore createStore(Clock clock);
+
+    /**
+     * The same data seen by a new instance, as after a process restart. Default: {@code store}
+     * itself, for stores that live only in memory.
+     */
+    protected SessionStore reopen(SessionStore store) {
+        return store;
+    }
+
+    /** Releases a store after each test; default: {@link AutoCloseable#close()} if it is one. */
+    protected void closeStore(SessionStore store) throws Exception {
+        if (store instanceof AutoCloseable) {
+            ((AutoCloseable) store).close();
+        }
+    }
+
+    /** Threads in the concurrency tests. */
+    protected int concurrentWriters() {
+        return 16;
+    }
+
+    /** Single-entry appends per thread in the concurrent append test. */
+    protected int appendsPerWriter() {
+        return 500;
+    }
+
+    /** Compare-and-set increments per thread in the state concurrency tests. */
+    protected int casIncrementsPerWriter() {
+        return 100;
+    }
+
+    /** The test's clock (the one given to {@link #createStore(Clock)}). */
+    protected final MutableClock clock() {
+        return clock;
+    }
+
+    /** The store under test (the latest instance, after any {@link #reopen}). */
+    protected final SessionStore store() {
+        return store;
+    }
+
+    @BeforeEach
+    protected final void openStore() {
+        clock = MutableClock.at(START);
+        store = track(createStore(clock));
+        assertThat(store.sessions()).as("createStore must return an empty store").isEmpty();
+    }
+
+    @AfterEach
+    protected final void closeStores() throws Exception {
+        for (SessionStore s : opened) {
+            closeStore(s);
+        }
+        opened.clear();
+    }
+
+    /** Restarts the store and returns the new instance. */
+    protected final SessionStore restarted() {
+        store = track(reopen(store));
+        return store;
+    }
+
+    private SessionStore track(SessionStore s) {
+        assertThat(s).as("store").isNotNull();
+        opened.add(s);
+        return s;
+    }
+
+    // ---------------------------------------------------------------- unknown sessions, basics
+
+    @Test
+    void should_read_empty_when_session_is_unknown() {
+        assertThat(store.read("nobody", 0, 10)).isEmpty();
+        assertThat(store.readLast("nobody", 10)).isEmpty();
+        assertThat(store.nextIndex("nobody")).isZero();
+        assertThat(store.state("nobody")).isEqualTo(SessionState.EMPTY);
+        assertThat(store.getMessages("nobody")).isEmpty();
+        store.trim("nobody", 5);
+        store.delete("nobody");
+
+        assertThat(store.sessions()).as("reads must not create sessions").isEmpty();
+        assertThat(restarted().nextIndex("nobody")).isZero();
+    }
+
+    @Test
+    void should_assign_consecutive_indices_when_appending_batches() {
+        List<Entry> first = store.append("s", entries("a", "b"));
+        List<Entry> second = store.append("s", entries("c", "d", "e"));
+
+        assertThat(first).extracting(Entry::index).containsExactly(0L, 1L);
+        assertThat(second).extracting(Entry::index).containsExactly(2L, 3L, 4L);
+        assertThat(texts(first)).containsExactly("a", "b");
+        assertThat(store.nextIndex("s")).isEqualTo(5);
+
+        List<Entry> all = new ArrayList<>(first);
+        all.addAll(second);
+        assertThat(store.read("s", 0, Integer.MAX_VALUE)).isEqualTo(all);
+        assertThat(restarted().read("s", 0, Integer.MAX_VALUE)).isEqualTo(all);
+        assertThat(store.nextIndex("s")).isEqualTo(5);
+    }
+
+    @Test
+    void should_store_nothing_when_batch_is_empty() {
+        store.append("s", entries("a"));
+
+        assertThat(store.append("s", List.of())).isEmpty();
+
+        assertThat(store.nextIndex("s")).isEqualTo(1);
+        assertThat(texts(store.read("s", 0, 10))).containsExactly("a");
+    }
+
+    @Test
+    void should_read_from_index_when_from_index_and_max_count_are_given() {
+        store.append("s", entries("a", "b", "c", "d", "e"));
+
+        assertThat(store.read("s", 2, 2)).extracting(Entry::index).containsExactly(2L, 3L);
+        assertThat(store.read("s", 3, 100)).extracting(Entry::index).containsExactly(3L, 4L);
+        assertThat(store.read("s", 5, 10)).isEmpty();
+        assertThat(store.read("s", 1_000, 10)).isEmpty();
+        assertThat(store.read("s", 0, 0)).isEmpty();
+        assertThat(texts(restarted().read("s", 1, 3))).containsExactly("b", "c", "d");
+    }
+
+    @Test
+    void should_read_last_entries_oldest_first_when_read_last_is_called() {
+        store.append("s", entries("a", "b", "c", "d", "e"));
+
+        assertThat(texts(store.readLast("s", 2))).containsExactly("d", "e");
+        assertThat(texts(store.readLast("s", 100))).containsExactly("a", "b", "c", "d", "e");
+        assertThat(store.readLast("s", 0)).isEmpty();
+        assertThat(restarted().readLast("s", 3)).extracting(Entry::index).containsExactly(2L, 3L, 4L);
+    }
+
+    @Test
+    void should_return_snapshots_when_store_changes_after_a_read() {
+        store.append("s", entries("a"));
+        List<Entry> read = store.read("s", 0, 10);
+        List<Entry> last = store.readLast("s", 10);
+        List<ChatMessage> messages = store.getMessages("s");
+
+        store.append("s", entries("b"));
+        store.replace("s", entries("x", "y", "z"));
+
+        assertThat(texts(read)).containsExactly("a");
+        assertThat(texts(last)).containsExactly("a");
+        assertThat(messages).containsExactly(UserMessage.from("a"));
+    }
+
+    @Test
+    void should_keep_sessions_isolated_when_several_sessions_are_written() {
+        store.append("a", entries("a1", "a2"));
+        store.append("b", entries("b1"));
+        store.compareAndSetState("a", 0, SessionState.EMPTY.withAttributes(Map.of("owner", "a")));
+
+        assertThat(store.append("b", entries("b2"))).extracting(Entry::index).containsExactly(1L);
+        assertThat(texts(store.read("a", 0, 10))).containsExactly("a1", "a2");
+        assertThat(texts(store.read("b", 0, 10))).containsExactly("b1", "b2");
+        assertThat(store.state("b")).isEqualTo(SessionState.EMPTY);
+
+        store.delete("a");
+        store.replace("c", entries("c1"));
+        store.trim("c", 1);
+
+        assertThat(texts(restarted().read("b", 0, 10))).containsExactly("b1", "b2");
+        assertThat(store.read("a", 0, 10)).isEmpty();
+        assertThat(store.nextIndex("b")).isEqualTo(2);
+    }
+
+    @Test
+    @Timeout(20)
+    void should_show_a_batch_all_or_nothing_when_read_while_appending() throws Exception {
+        int batchSize = 10;
+        int batches = 100;
+        AtomicBoolean done = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Integer> reader = pool.submit(() -> {
+                int reads = 0;
+                while (!done.get() || reads == 0) {
+                    List<Entry> seen = store.read("s", 0, Integer.MAX_VALUE);
+                    assertThat(seen.size() % batchSize).as("entries visible mid-batch").isZero();
+                    assertThat(store.readLast("s", batchSize * batches).size() % batchSize).isZero();
+                    for (int i = 0; i < seen.size(); i++) {
+                        assertThat(seen.get(i).index()).isEqualTo(i);
+                    }
+                    reads++;
+                }
+                return reads;
+            });
+            Future<?> writer = pool.submit(() -> {
+                try {
+                    for (int b = 0; b < batches; b++) {
+                        List<String> texts = new ArrayList<>();
+                        for (int i = 0; i < batchSize; i++) {
+                            texts.add(b + "." + i);
+                        }
+                        store.append("s", entries(texts.toArray(new String[0])));
+                    }
+                } finally {
+                    done.set(true);
+                }
+                return null;
+            });
+            writer.get(20, TimeUnit.SECONDS);
+            assertThat(reader.get(20, TimeUnit.SECONDS)).isPositive();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.nextIndex("s")).isEqualTo((long) batchSize * batches);
+    }
+
+    // ---------------------------------------------------------------- idempotency keys
+
+    @Test
+    void should_store_once_and_return_first_entries_when_idempotency_key_repeats() {
+        List<Entry> first = store.append("s", entries("q", "a"), "request-1");
+        clock.advance(Duration.ofSeconds(5));
+
+        List<Entry> again = store.append("s", entries("q", "a"), "request-1");
+        List<Entry> otherContent = store.append("s", entries("different"), "request-1");
+
+        assertThat(again).isEqualTo(first);
+        assertThat(otherContent).isEqualTo(first);
+        assertThat(first).allSatisfy(e -> assertThat(e.idempotencyKey()).contains("request-1"));
+        assertThat(store.nextIndex("s")).isEqualTo(2);
+        assertThat(restarted().append("s", entries("q", "a"), "request-1")).isEqualTo(first);
+        assertThat(store.read("s", 0, 10)).isEqualTo(first);
+    }
+
+    @Test
+    void should_store_again_when_key_differs_or_session_differs() {
+        store.append("s", entries("a"), "k1");
+
+        assertThat(store.append("s", entries("b"), "k2")).extracting(Entry::index).containsExactly(1L);
+        assertThat(store.append("other", entries("c"), "k1")).extracting(Entry::index).containsExactly(0L);
+        assertThat(store.append("s", entries("d"))).extracting(Entry::index).containsExactly(2L);
+        assertThat(store.read("s", 2, 1)).allSatisfy(e -> assertThat(e.idempotencyKey()).isEmpty());
+    }
+
+    @Test
+    void should_accept_key_when_it_has_the_maximum_length() {
+        String longest = "k".repeat(SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH);
+
+        store.append("s", entries("a"), longest);
+
+        assertThat(store.append("s", entries("a"), longest)).extracting(Entry::index).containsExactly(0L);
+        assertThat(restarted().read("s", 0, 10)).singleElement()
+                .satisfies(e -> assertThat(e.idempotencyKey()).contains(longest));
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.github.memorypack.testkit.SessionStoreContract#badIdempotencyKeys")
+    void should_reject_key_before_any_io_when_key_is_blank_or_too_long(String key) {
+        store.append("existing", entries("a"));
+
+        assertThatThrownBy(() -> store.append("s", entries("x"), key)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.append("existing", entries("x"), key))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        assertThat(store.sessions()).containsExactly("existing");
+        assertThat(store.nextIndex("existing")).isEqualTo(1);
+    }
+
+    static Stream<String> badIdempotencyKeys() {
+        return Stream.of("", " ", "\t\n", "k".repeat(SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH + 1));
+    }
+
+    @Test
+    void should_forget_keys_when_session_is_replaced_or_deleted() {
+        store.append("s", entries("a"), "k");
+        store.replace("s", entries("r"));
+
+        assertThat(store.append("s", entries("b"), "k")).extracting(Entry::index).containsExactly(2L);
+
+        store.delete("s");
+
+        assertThat(store.append("s", entries("c"), "k")).extracting(Entry::index).containsExactly(0L);
+        assertThat(texts(restarted().read("s", 0, 10))).containsExactly("c");
+    }
+
+    // ---------------------------------------------------------------- ids, timestamps, tokens, metadata
+
+    @Test
+    void should_stamp_entries_with_clock_time_when_appended() {
+        Instant t0 = clock.instant();
+        store.append("s", entries("a", "b"));
+        clock.advance(Duration.ofMinutes(3).plusNanos(1_000));
+        Instant t1 = clock.instant();
+        store.append("s", entries("c"));
+        clock.set(START.minus(Duration.ofDays(1)));
+        Instant t2 = clock.instant();
+        store.replace("r", entries("d"));
+
+        assertThat(store.read("s", 0, 10)).extracting(Entry::timestamp).containsExactly(t0, t0, t1);
+        assertThat(restarted().read("s", 0, 10)).extracting(Entry::timestamp).containsExactly(t0, t0, t1);
+        assertThat(store.read("r", 0, 10)).extracting(Entry::timestamp).containsExactly(t2);
+    }
+
+    @Test
+    void should_give_unique_stable_ids_when_entries_are_appended() {
+        for (int i = 0; i < 20; i++) {
+            store.append("s", entries("a" + i, "b" + i));
+            store.append("t", entries("c" + i));
+        }
+        List<Entry> s = store.read("s", 0, Integer.MAX_VALUE);
+        List<Entry> t = store.read("t", 0, Integer.MAX_VALUE);
+        Set<String> ids = new HashSet<>();
+        Stream.concat(s.stream(), t.stream()).forEach(e -> {
+            assertThat(e.id()).isNotBlank();
+            assertThat(ids.add(e.id())).as("duplicate id %s", e.id()).isTrue();
+        });
+
+        assertThat(ids).hasSize(60);
+        assertThat(store.read("s", 0, Integer.MAX_VALUE)).extracting(Entry::id).isEqualTo(ids(s));
+        assertThat(restarted().read("s", 0, Integer.MAX_VALUE)).extracting(Entry::id).isEqualTo(ids(s));
+        assertThat(store.readLast("t", 100)).extracting(Entry::id).isEqualTo(ids(t));
+    }
+
+    @Test
+    void should_keep_token_counts_and_metadata_when_round_tripped() {
+        Map<String, String> metadata = Map.of("request", "r-1", "note", "line one\nline \"two\" ✓", "empty", "");
+        List<Entry> stored = store.append("s", List.of(
+                NewEntry.of(UserMessage.from("a"), 42, metadata),
+                NewEntry.of(AiMessage.from("b"), 0),
+                NewEntry.of(AiMessage.from("c"))));
+
+        assertThat(stored).extracting(Entry::tokenCount).containsExactly(42, 0, Entry.UNKNOWN_TOKENS);
+        assertThat(stored.get(0).metadata()).isEqualTo(metadata);
+        assertThat(stored.get(1).metadata()).isEmpty();
+        List<Entry> read = restarted().read("s", 0, 10);
+        assertThat(read).isEqualTo(stored);
+        assertThat(read.get(2).hasTokenCount()).isFalse();
+    }
+
+    // ---------------------------------------------------------------- state compare-and-set
+
+    @Test
+    void should_increment_version_when_compare_and_set_succeeds() {
+        SessionState wanted = fullState(99);
+
+        Optional<SessionState> first = store.compareAndSetState("s", 0, wanted);
+
+        assertThat(first).contains(wanted.withVersion(1));
+        assertThat(store.state("s")).isEqualTo(wanted.withVersion(1));
+        SessionState next = wanted.withAttributes(Map.of("turns", "2"));
+        assertThat(store.compareAndSetState("s", 1, next)).contains(next.withVersion(2));
+        assertThat(restarted().state("s")).isEqualTo(next.withVersion(2));
+        assertThat(store.sessions()).containsExactly("s");
+    }
+
+    @Test
+    void should_conflict_and_change_nothing_when_version_is_stale() {
+        store.compareAndSetState("s", 0, fullState(0));
+        SessionState current = store.state("s");
+
+        assertThat(store.compareAndSetState("s", 0, SessionState.EMPTY)).isEmpty();
+        assertThat(store.compareAndSetState("s", 7, SessionState.EMPTY)).isEmpty();
+
+        assertThat(store.state("s")).isEqualTo(current);
+        assertThat(restarted().state("s")).isEqualTo(current);
+    }
+
+    @Test
+    void should_not_create_session_when_compare_and_set_fails_on_unknown_session() {
+        assertThat(store.compareAndSetState("s", 3, fullState(0))).isEmpty();
+
+        assertThat(store.state("s")).isEqualTo(SessionState.EMPTY);
+        assertThat(store.sessions()).isEmpty();
+    }
+
+    @Test
+    void should_never_conflict_when_appends_and_state_updates_interleave() {
+        SessionState before = store.state("s");
+        store.append("s", entries("a"));
+
+        Optional<SessionState> updated = store.compareAndSetState("s", before.version(), fullState(0));
+        store.append("s", entries("b"));
+
+        assertThat(updated).isPresent();
+        assertThat(store.state("s").version()).isEqualTo(before.version() + 1);
+        assertThat(store.compareAndSetState("s", before.version() + 1, SessionState.EMPTY)).isPresent();
+        assertThat(texts(store.read("s", 0, 10))).containsExactly("a", "b");
+    }
+
+    // ---------------------------------------------------------------- replace, trim
+
+    @Test
+    void should_continue_indices_and_keep_state_when_log_is_replaced() {
+        store.append("s", entries("a", "b", "c"));
+        SessionState state = store.compareAndSetState("s", 0, fullState(0)).orElseThrow();
+        List<String> oldIds = ids(store.read("s", 0, 10));
+
+        store.replace("s", entries("x", "y"));
+
+        List<Entry> read = store.read("s", 0, 10);
+        assertThat(read).extracting(Entry::index).containsExactly(3L, 4L);
+        assertThat(texts(read)).containsExactly("x", "y");
+        assertThat(ids(read)).doesNotContainAnyElementsOf(oldIds);
+        assertThat(store.nextIndex("s")).isEqualTo(5);
+        assertThat(store.state("s")).isEqualTo(state);
+        assertThat(restarted().append("s", entries("z"))).extracting(Entry::index).containsExactly(5L);
+        assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(3L, 4L, 5L);
+        assertThat(store.state("s")).isEqualTo(state);
+    }
+
+    @Test
+    void should_empty_the_log_but_keep_next_index_when_replaced_with_nothing() {
+        store.append("s", entries("a", "b"));
+
+        store.replace("s", List.of());
+
+        assertThat(store.read("s", 0, 10)).isEmpty();
+        assertThat(restarted().nextIndex("s")).isEqualTo(2);
+        assertThat(store.append("s", entries("c"))).extracting(Entry::index).containsExactly(2L);
+    }
+
+    @Test
+    void should_keep_indices_and_skip_trimmed_entries_when_log_is_trimmed() {
+        store.append("s", entries("a", "b", "c", "d", "e"));
+        store.compareAndSetState("s", 0, fullState(0));
+        SessionState state = store.state("s");
+
+        store.trim("s", 2);
+
+        assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(2L, 3L, 4L);
+        assertThat(store.read("s", 1, 2)).extracting(Entry::index).containsExactly(2L, 3L);
+        assertThat(texts(store.readLast("s", 10))).containsExactly("c", "d", "e");
+        assertThat(store.getMessages("s")).hasSize(3);
+        assertThat(store.nextIndex("s")).isEqualTo(5);
+        assertThat(store.state("s")).isEqualTo(state);
+
+        store.trim("s", 1);
+        assertThat(restarted().read("s", 0, 10)).extracting(Entry::index).containsExactly(2L, 3L, 4L);
+        assertThat(store.append("s", entries("f"))).extracting(Entry::index).containsExactly(5L);
+
+        store.trim("s", 100);
+        assertThat(store.read("s", 0, 10)).isEmpty();
+        assertThat(store.nextIndex("s")).isEqualTo(6);
+        assertThat(restarted().append("s", entries("g"))).extracting(Entry::index).containsExactly(6L);
+    }
+
+    // ---------------------------------------------------------------- sessions, delete
+
+    @Test
+    void should_list_sessions_sorted_when_sessions_have_entries_or_state() {
+        store.append("b", entries("1"));
+        store.append("A-2", entries("1"));
+        store.append("a.1", entries("1"));
+        store.compareAndSetState("c_state_only", 0, fullState(0));
+
+        assertThat(store.sessions()).containsExactly("A-2", "a.1", "b", "c_state_only");
+
+        store.delete("b");
+        store.delete("never-existed");
+
+        assertThat(store.sessions()).containsExactly("A-2", "a.1", "c_state_only");
+    }
+
+    @Test
+    void should_remove_log_state_and_index_when_session_is_deleted() {
+        store.append("s", entries("a", "b"));
+        store.compareAndSetState("s", 0, fullState(0));
+        store.append("keep", entries("k"));
+
+        store.delete("s");
+
+        assertThat(store.read("s", 0, 10)).isEmpty();
+        assertThat(store.state("s")).isEqualTo(SessionState.EMPTY);
+        assertThat(store.nextIndex("s")).isZero();
+        assertThat(store.sessions()).containsExactly("keep");
+        assertThat(restarted().read("s", 0, 10)).isEmpty();
+        assertThat(store.state("s")).isEqualTo(SessionState.EMPTY);
+        assertThat(store.append("s", entries("c"))).extracting(Entry::index).containsExactly(0L);
+        assertThat(store.compareAndSetState("s", 0, fullState(0))).isPresent();
+    }
+
+    // ---------------------------------------------------------------- message round trip
+
+    @Test
+    void should_round_trip_every_message_type_exactly_when_store_is_reopened() {
+        List<ChatMessage> messages = SampleMessages.everyType();
+        for (ChatMessage message : messages) {
+            store.append("s", List.of(NewEntry.of(message)));
+        }
+        store.append("batch", messages.stream().map(NewEntry::of).collect(Collectors.toList()));
+
+        SessionStore reopened = restarted();
+
+        assertThat(reopened.read("s", 0, 100)).extracting(Entry::message).containsExactlyElementsOf(messages);
+        assertThat(reopened.getMessages("batch")).containsExactlyElementsOf(messages);
+        for (int i = 0; i < messages.size(); i++) {
+            ChatMessage read = reopened.getMessages("s").get(i);
+            assertThat(read.getClass()).isEqualTo(messages.get(i).getClass());
+            assertThat(read.type()).isEqualTo(messages.get(i).type());
+        }
+    }
+
+    @Test
+    void should_round_trip_system_message_and_summary_when_state_is_reopened() {
+        SessionState state = fullState(0);
+        store.compareAndSetState("s", 0, state);
+
+        SessionState read = restarted().state("s");
+
+        assertThat(read).isEqualTo(state.withVersion(1));
+        assertThat(read.systemMessage()).isEqualTo(state.systemMessage());
+        assertThat(read.summary()).isEqualTo(state.summary());
+    }
+
+    // ---------------------------------------------------------------- LangChain4j ChatMemoryStore
+
+    @Test
+    void should_append_suffix_and_keep_entry_ids_when_update_messages_extends_stored_list() {
+        List<ChatMessage> turn1 = List.of(SystemMessage.from("sys"), UserMessage.from("hi"), AiMessage.from("hello"));
+        store.updateMessages("s", turn1);
+        List<Entry> before = store.read("s", 0, 10);
+
+        List<ChatMessage> turn2 = new ArrayList<>(turn1);
+        turn2.add(UserMessage.from("how are you?"));
+        turn2.add(AiMessage.from("fine"));
+        store.updateMessages("s", turn2);
+        store.updateMessages("s", turn2);
+
+        List<Entry> after = store.read("s", 0, 10);
+        assertThat(after.subList(0, 3)).isEqualTo(before);
+        assertThat(after).extracting(Entry::index).containsExactly(0L, 1L, 2L, 3L, 4L);
+        assertThat(restarted().getMessages("s")).containsExactlyElementsOf(turn2);
+    }
+
+    @Test
+    void should_replace_log_when_update_messages_is_not_an_extension() {
+        store.updateMessages("s", List.of(UserMessage.from("a"), AiMessage.from("b"), UserMessage.from("c")));
+        SessionState state = store.compareAndSetState("s", 0, fullState(0)).orElseThrow();
+        List<String> oldIds = ids(store.read("s", 0, 10));
+
+        List<ChatMessage> evicted = List.of(AiMessage.from("b"), UserMessage.from("c"));
+        store.updateMessages("s", evicted);
+
+        List<Entry> read = store.read("s", 0, 10);
+        assertThat(read).extracting(Entry::message).containsExactlyElementsOf(evicted);
+        assertThat(read).extracting(Entry::index).containsExactly(3L, 4L);
+        assertThat(ids(read)).doesNotContainAnyElementsOf(oldIds);
+        assertThat(store.state("s")).isEqualTo(state);
+
+        store.updateMessages("s", List.of());
+        assertThat(restarted().getMessages("s")).isEmpty();
+        assertThat(store.nextIndex("s")).isEqualTo(5);
+    }
+
+    @Test
+    void should_behave_like_chat_memory_store_when_used_through_langchain4j_methods() {
+        Object memoryId = 42;
+        List<ChatMessage> messages = List.of(UserMessage.from("q"), AiMessage.from("a"));
+
+        store.updateMessages(memoryId, messages);
+
+        assertThat(store.getMessages(memoryId)).containsExactlyElementsOf(messages);
+        assertThat(store.getMessages("42")).containsExactlyElementsOf(messages);
+        assertThat(store.sessions()).containsExactly("42");
+
+        store.deleteMessages(memoryId);
+
+        assertThat(store.getMessages(memoryId)).isEmpty();
+        assertThat(store.sessions()).isEmpty();
+        assertThat(restarted().getMessages(memoryId)).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- bad session ids
+
+    @ParameterizedTest
+    @MethodSource("io.github.memorypack.testkit.SessionStoreContract#badSessionIds")
+    void should_reject_id_and_touch_nothing_when_session_id_is_invalid(String badId) {
+        store.append("good", entries("a"));
+        store.compareAndSetState("good", 0, fullState(0));
+        List<String> sessionsBefore = store.sessions();
+
+        for (Map.Entry<String, Consumer<String>> call : everyMethod().entrySet()) {
+            assertThatThrownBy(() -> call.getValue().accept(badId))
+                    .as("%s(%s)", call.getKey(), badId)
+                    .isInstanceOf(InvalidSessionIdException.class);
+        }
+
+        assertThat(store.sessions()).isEqualTo(sessionsBefore);
+        assertThat(restarted().sessions()).isSubsetOf(sessionsBefore);
+        assertThat(texts(store.read("good", 0, 10))).containsExactly("a");
+        assertThat(store.state("good").version()).isEqualTo(1);
+    }
+
+    static Stream<String> badSessionIds() {
+        return Stream.of("../x", "/etc/passwd", "a/b", "a\\b", "a*b", "a?b", "..", ".", "", "x".repeat(129),
+                "a\u0000b", "a b", "ü", null);
+    }
+
+    private Map<String, Consumer<String>> everyMethod() {
+        Map<String, Consumer<String>> calls = new java.util.LinkedHashMap<>();
+        calls.put("append", id -> store.append(id, entries("x")));
+        calls.put("appendWithKey", id -> store.append(id, entries("x"), "key"));
+        calls.put("read", id -> store.read(id, 0, 10));
+        calls.put("readLast", id -> store.readLast(id, 10));
+        calls.put("nextIndex", id -> store.nextIndex(id));
+        calls.put("state", id -> store.state(id));
+        calls.put("compareAndSetState", id -> store.compareAndSetState(id, 0, fullState(0)));
+        calls.put("replace", id -> store.replace(id, entries("x")));
+        calls.put("trim", id -> store.trim(id, 1));
+        calls.put("delete", id -> store.delete(id));
+        calls.put("getMessages", id -> store.getMessages(id));
+        calls.put("updateMessages", id -> store.updateMessages(id, List.of(UserMessage.from("x"))));
+        calls.put("deleteMessages", id -> store.deleteMessages(id));
+        return calls;
+    }
+
+    // ---------------------------------------------------------------- concurrency
+
+    @Test
+    @Timeout(60)
+    void should_keep_every_entry_and_each_writer_order_when_writers_append_concurrently() throws Exception {
+        int writers = concurrentWriters();
+        int appends = appendsPerWriter();
+
+        runConcurrently(writers, w -> {
+            for (int i = 0; i < appends; i++) {
+                store.append("s", entries(w + ":" + i));
+            }
+        });
+
+        List<Entry> all = store.read("s", 0, Integer.MAX_VALUE);
+        assertThat(all).hasSize(writers * appends);
+        assertThat(store.nextIndex("s")).isEqualTo((long) writers * appends);
+        assertThat(all).extracting(Entry::index)
+                .containsExactlyElementsOf(IntStream.range(0, writers * appends).mapToObj(i -> (long) i)
+                        .collect(Collectors.toList()));
+        assertThat(new HashSet<>(ids(all))).hasSize(all.size());
+        int[] nextPerWriter = new int[writers];
+        for (String text : texts(all)) {
+            String[] parts = text.split(":");
+            int writer = Integer.parseInt(parts[0]);
+            assertThat(Integer.parseInt(parts[1])).as("order of writer %d", writer).isEqualTo(nextPerWriter[writer]);
+            nextPerWriter[writer]++;
+        }
+        assertThat(nextPerWriter).containsOnly(appends);
+    }
+
+    @Test
+    @Timeout(60)
+    void should_count_exactly_when_writers_increment_state_with_compare_and_set_retries() throws Exception {
+        int writers = concurrentWriters();
+        int increments = casIncrementsPerWriter();
+
+        runConcurrently(writers, w -> {
+            for (int i = 0; i < increments; i++) {
+                incrementCounter("s");
+            }
+        });
+
+        SessionState state = store.state("s");
+        assertThat(state.attributes()).containsEntry("counter", String.valueOf(writers * increments));
+        assertThat(state.version()).isEqualTo((long) writers * increments);
+    }
+
+    @Test
+    @Timeout(60)
+    void should_lose_neither_when_appends_and_compare_and_set_run_concurrently() throws Exception {
+        int writers = Math.max(2, concurrentWriters());
+        int appenders = writers / 2;
+        int increments = casIncrementsPerWriter();
+
+        runConcurrently(writers, w -> {
+            for (int i = 0; i < increments; i++) {
+                if (w < appenders) {
+                    store.append("s", entries(w + ":" + i, w + ":" + i + "'"));
+                } else {
+                    incrementCounter("s");
+                }
+            }
+        });
+
+        assertThat(store.read("s", 0, Integer.MAX_VALUE)).hasSize(2 * appenders * increments);
+        assertThat(store.state("s").attributes())
+                .containsEntry("counter", String.valueOf((writers - appenders) * increments));
+        assertThat(restarted().nextIndex("s")).isEqualTo(2L * appenders * increments);
+    }
+
+    private void incrementCounter(String sessionId) {
+        while (true) {
+            SessionState current = store.state(sessionId);
+            int counter = Integer.parseInt(current.attributes().getOrDefault("counter", "0"));
+            SessionState next = current.withAttributes(Map.of("counter", String.valueOf(counter + 1)));
+            if (store.compareAndSetState(sessionId, current.version(), next).isPresent()) {
+                return;
+            }
+        }
+    }
+
+    /** Runs {@code work} on {@code threads} threads released together; rethrows the first failure. */
+    protected static void runConcurrently(int threads, ThrowingIntConsumer work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Void>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                Callable<Void> task = () -> {
+                    start.await();
+                    work.accept(id);
+                    return null;
+                };
+                futures.add(pool.submit(task));
+            }
+            start.countDown();
+            for (Future<Void> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Work done by one thread of {@link #runConcurrently}; gets the thread's number. */
+    @FunctionalInterface
+    protected interface ThrowingIntConsumer {
+        void accept(int thread) throws Exception;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** Entries of user messages with the given texts and unknown token counts. */
+    protected static List<NewEntry> entries(String... texts) {
+        List<NewEntry> list = new ArrayList<>(texts.length);
+        for (String text : texts) {
+            list.add(NewEntry.of(UserMessage.from(text)));
+        }
+        return list;
+    }
+
+    /** The texts of entries written by {@link #entries}. */
+    protected static List<String> texts(List<Entry> entries) {
+        return entries.stream().map(e -> ((UserMessage) e.message()).singleText()).collect(Collectors.toList());
+    }
+
+    private static List<String> ids(List<Entry> entries) {
+        return entries.stream().map(Entry::id).collect(Collectors.toList());
+    }
+
+    /** A state with every field set (system message, summary, attributes) and the given version. */
+    protected static SessionState fullState(long version) {
+        return new SessionState(version, SystemMessage.from("Be brief.\nAlways \"cite\" ✓"),
+                new Summary("Alice likes tea.\nOpen question: \"when\"?", 3, 12, START.plusMillis(1)),
+                Map.of("strategy", "summary-buffer", "note", "ünï\ncode"));
+    }
+}

@@ -469,7 +469,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             boolean useSsl = Boolean.TRUE.equals(ssl);
             HostAndPort address = new HostAndPort(host == null ? DEFAULT_HOST : host, port == null ? DEFAULT_PORT : port);
             if (uri != null) {
-                if (!JedisURIHelper.isValid(uri)) {
+                if (!JedisURIHelper.isValid(uri)
+                        || !(JedisURIHelper.isRedisScheme(uri) || JedisURIHelper.isRedisSSLScheme(uri))) {
                     throw new IllegalArgumentException("uri must be redis://host[:port] or rediss://…, was " + uri);
                 }
                 address = JedisURIHelper.getHostAndPort(uri);

@@ -259,6 +259,9 @@ abstract class RedisSessionStoreBehaviourTest {
         for (String part : List.of("log", "meta", "keys", "state")) {
             assertThat(client.pttl(prefix + "{t}:" + part)).as(part).isBetween(1L, 30_000L);
         }
+        client.pexpire(prefix + "{t}:log", 5_000);
+        expiring.append("t", batch("b")); // every write refreshes the TTL
+        assertThat(client.pttl(prefix + "{t}:log")).isGreaterThan(5_000L);
         store.append("no-ttl", batch("a"));
         assertThat(client.pttl(prefix + "{no-ttl}:log")).isEqualTo(-1L);
     }

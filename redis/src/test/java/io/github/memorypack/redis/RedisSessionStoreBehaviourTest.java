@@ -3,27 +3,16 @@ package io.github.memorypack.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.langchain4j.agent.tool.ToolExecutionRequest;
-import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.data.message.CustomMessage;
-import dev.langchain4j.data.message.ImageContent;
-import dev.langchain4j.data.message.SystemMessage;
-import dev.langchain4j.data.message.TextContent;
-import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InvalidSessionIdException;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.internal.EntryCodec;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,34 +68,6 @@ abstract class RedisSessionStoreBehaviourTest {
     }
 
     @Test
-    void should_round_trip_every_message_type_when_read_back() {
-        // given
-        ToolExecutionRequest request = ToolExecutionRequest.builder().id("call-1").name("weather")
-                .arguments("{\"city\":\"Zürich\"}").build();
-        List<ChatMessage> messages = List.of(
-                SystemMessage.from("be brief"),
-                UserMessage.from("ann", List.of(TextContent.from("look\nhere \"quoted\" {x}"),
-                        ImageContent.from("https://example.com/cat.png"))),
-                AiMessage.builder().text("checking").thinking("user wants weather")
-                        .toolExecutionRequests(List.of(request)).build(),
-                ToolExecutionResultMessage.from(request, "sunny, 21°C"),
-                CustomMessage.from(Map.of("kind", "note", "n", 3)));
-        List<NewEntry> entries = new ArrayList<>();
-        for (ChatMessage m : messages) {
-            entries.add(NewEntry.of(m, 7, Map.of("source", "test")));
-        }
-
-        // when
-        List<Entry> stored = store.append("types", entries, "req-1");
-        List<Entry> read = store.read("types", 0, 100);
-
-        // then
-        assertThat(read).isEqualTo(stored);
-        assertThat(read).extracting(Entry::message).containsExactlyElementsOf(messages);
-        assertThat(store.getMessages("types")).containsExactlyElementsOf(messages);
-    }
-
-    @Test
     void should_keep_indices_stable_when_the_log_is_trimmed() {
         // given
         store.append("s", batch("0", "1", "2", "3", "4"));
@@ -125,19 +86,6 @@ abstract class RedisSessionStoreBehaviourTest {
     }
 
     @Test
-    void should_return_the_first_batch_and_store_nothing_when_an_idempotency_key_is_reused() {
-        // given
-        List<Entry> first = store.append("s", batch("a", "b"), "turn-1");
-
-        // when
-        List<Entry> again = store.append("s", batch("x", "y", "z"), "turn-1");
-
-        // then
-        assertThat(again).isEqualTo(first);
-        assertThat(store.nextIndex("s")).isEqualTo(2);
-    }
-
-    @Test
     void should_forget_keys_of_trimmed_batches_only_when_trimming() {
         // given
         store.append("s", batch("a"), "k1");
@@ -152,54 +100,6 @@ abstract class RedisSessionStoreBehaviourTest {
         store.append("s", batch("c"), "k3");
         store.trim("s", 0);
         assertThat(texts(store.append("s", batch("other"), "k3"))).containsExactly("c");
-    }
-
-    @Test
-    void should_continue_indices_and_keep_state_when_replacing() {
-        // given
-        store.append("s", batch("a", "b"), "k");
-        SessionState state = store.compareAndSetState("s", 0, SessionState.EMPTY.withAttributes(Map.of("x", "1")))
-                .orElseThrow();
-
-        // when
-        store.replace("s", batch("c"));
-
-        // then
-        assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(2L);
-        assertThat(texts(store.read("s", 0, 10))).containsExactly("c");
-        assertThat(store.state("s")).isEqualTo(state);
-        assertThat(texts(store.append("s", batch("d"), "k"))).containsExactly("d");
-    }
-
-    @Test
-    void should_compare_and_set_state_on_the_version_when_two_writers_race() {
-        // given
-        Summary summary = new Summary("they talked", 4, 3, Instant.parse("2026-01-01T00:00:00Z"));
-        SessionState first = store.compareAndSetState("s", 0, SessionState.EMPTY.withSummary(summary)).orElseThrow();
-
-        // when
-        Optional<SessionState> stale = store.compareAndSetState("s", 0, SessionState.EMPTY);
-        store.append("s", batch("an append never conflicts"));
-        Optional<SessionState> fresh = store.compareAndSetState("s", 1,
-                first.withSystemMessage(SystemMessage.from("sys")));
-
-        // then
-        assertThat(first.version()).isEqualTo(1);
-        assertThat(stale).isEmpty();
-        assertThat(fresh).get().extracting(SessionState::version).isEqualTo(2L);
-        assertThat(store.state("s")).isEqualTo(fresh.get());
-        assertThat(store.state("s").summary()).contains(summary);
-    }
-
-    @Test
-    void should_read_as_empty_when_the_session_is_unknown() {
-        assertThat(store.read("nobody", 0, 10)).isEmpty();
-        assertThat(store.readLast("nobody", 10)).isEmpty();
-        assertThat(store.nextIndex("nobody")).isZero();
-        assertThat(store.state("nobody")).isEqualTo(SessionState.EMPTY);
-        store.trim("nobody", 10);
-        store.delete("nobody");
-        assertThat(store.sessions()).isEmpty();
     }
 
     @Test

@@ -17,11 +17,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -40,6 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract every {@link SessionStore} keeps, as JUnit 5 tests. A backend's test class extends
@@ -63,13 +66,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       everything survives a restart. Default: the same instance (nothing to restart). Use
  *       {@link #clock()} to give the new instance the test's clock.</li>
  *   <li>{@link #closeStore(SessionStore)}: releases a store after each test; default closes it if
- *       it is {@link AutoCloseable}.</li>
+ *       it is {@link AutoCloseable}. It is called once for every distinct instance the test used,
+ *       including ones {@code reopen} already closed, so {@code close()} should be idempotent.</li>
  *   <li>{@link #concurrentWriters()}, {@link #appendsPerWriter()}, {@link #casIncrementsPerWriter()}:
  *       sizes of the concurrency tests (defaults 16, 500 and 100).</li>
  * </ul>
  *
+ * <p>A persistent backend typically declares a {@code @TempDir Path} field (injected before
+ * {@code createStore} runs) so each test starts on an empty folder.
+ *
  * <p>Each test gets a fresh {@link MutableClock} starting at {@link #START}; tests move it instead of
- * sleeping. The whole contract runs in well under a few seconds on an in-memory store.
+ * sleeping. The whole contract takes about a second on an in-memory store.
  */
 public abstract class SessionStoreContract {
 
@@ -105,7 +112,10 @@ public abstract class SessionStoreContract {
         return 16;
     }
 
-    /** Single-entry appends per thread in the concurrent append test. */
+    /**
+     * Single-entry appends per thread in the concurrent append test (also caps, at 100, the batches
+     * appended while a reader watches for half-visible batches).
+     */
     protected int appendsPerWriter() {
         return 500;
     }
@@ -256,7 +266,7 @@ public abstract class SessionStoreContract {
     @Timeout(20)
     void should_show_a_batch_all_or_nothing_when_read_while_appending() throws Exception {
         int batchSize = 10;
-        int batches = 100;
+        int batches = Math.min(100, appendsPerWriter());
         AtomicBoolean done = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -695,6 +705,149 @@ public abstract class SessionStoreContract {
         return calls;
     }
 
+    // ---------------------------------------------------------------- random operations against a model
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void should_match_a_simple_model_when_random_operations_run(long seed) {
+        Random random = new Random(seed);
+        Map<String, ModelSession> model = new HashMap<>();
+        Map<String, String> firstIds = new HashMap<>();
+        List<String> history = new ArrayList<>();
+        int texts = 0;
+        int keys = 0;
+        for (int step = 0; step < 150; step++) {
+            String s = "s" + random.nextInt(3);
+            ModelSession m = model.computeIfAbsent(s, id -> new ModelSession());
+            clock.advance(Duration.ofMillis(1 + random.nextInt(1_000)));
+            int op = random.nextInt(100);
+            String did;
+            if (op < 40) {
+                List<String> batch = new ArrayList<>();
+                for (int i = random.nextInt(3); i >= 0; i--) {
+                    batch.add("e" + texts++);
+                }
+                int choice = random.nextInt(4);
+                String key = choice == 1 ? "k" + keys++
+                        : choice == 2 && !m.keys.isEmpty() ? new ArrayList<>(m.keys.keySet()).get(random.nextInt(m.keys.size()))
+                        : null;
+                did = "append " + batch + " key=" + key;
+                List<Entry> got = store.append(s, entries(batch.toArray(new String[0])), key);
+                List<ModelEntry> expected = key != null && m.keys.containsKey(key) ? m.keys.get(key) : m.append(batch, key);
+                assertMatches(got, expected, seed, history, did);
+            } else if (op < 50) {
+                List<String> batch = new ArrayList<>();
+                for (int i = random.nextInt(3); i > 0; i--) {
+                    batch.add("e" + texts++);
+                }
+                did = "replace " + batch;
+                store.replace(s, entries(batch.toArray(new String[0])));
+                m.entries.clear();
+                m.keys.clear();
+                m.append(batch, null);
+            } else if (op < 60) {
+                long before = Math.max(0, m.next - m.entries.size() - 1 + random.nextInt(m.entries.size() + 3));
+                did = "trim " + before;
+                store.trim(s, before);
+                m.entries.removeIf(e -> e.index < before);
+                // keys of trimmed entries are not reused: whether a store still knows them is unspecified
+                m.keys.values().removeIf(batch -> batch.get(0).index < before);
+            } else if (op < 75) {
+                long expected = Math.max(0, m.version + random.nextInt(3) - 1);
+                did = "compareAndSet " + expected;
+                SessionState next = SessionState.EMPTY.withAttributes(Map.of("step", String.valueOf(step)));
+                Optional<SessionState> got = store.compareAndSetState(s, expected, next);
+                assertThat(got.isPresent()).as(context(seed, history, did)).isEqualTo(expected == m.version);
+                if (got.isPresent()) {
+                    m.version++;
+                    m.attributes = next.attributes();
+                }
+            } else if (op < 82) {
+                did = "delete";
+                store.delete(s);
+                model.remove(s);
+                m = new ModelSession();
+            } else if (op < 88) {
+                did = "restart";
+                restarted();
+            } else {
+                int count = random.nextInt(5);
+                long from = Math.max(0, m.next - random.nextInt(8));
+                did = "readLast " + count + ", read from " + from;
+                List<ModelEntry> tail = m.entries.subList(Math.max(0, m.entries.size() - count), m.entries.size());
+                assertMatches(store.readLast(s, count), tail, seed, history, did);
+                List<ModelEntry> fromIndex = new ArrayList<>(m.entries);
+                fromIndex.removeIf(e -> e.index < from);
+                assertMatches(store.read(s, from, 2), fromIndex.subList(0, Math.min(2, fromIndex.size())),
+                        seed, history, did);
+            }
+            history.add(step + ": " + s + " " + did);
+            String context = context(seed, history, "after it");
+            List<Entry> all = store.read(s, 0, Integer.MAX_VALUE);
+            assertMatches(all, m.entries, seed, history, "full read");
+            for (Entry e : all) {
+                assertThat(e.id()).as(context).isEqualTo(firstIds.computeIfAbsent(texts(List.of(e)).get(0), t -> e.id()));
+            }
+            assertThat(store.nextIndex(s)).as(context).isEqualTo(m.next);
+            assertThat(store.state(s).version()).as(context).isEqualTo(m.version);
+            assertThat(store.state(s).attributes()).as(context).isEqualTo(m.attributes);
+        }
+    }
+
+    private void assertMatches(List<Entry> actual, List<ModelEntry> expected, long seed, List<String> history,
+                               String did) {
+        String context = context(seed, history, did);
+        assertThat(actual).as(context).extracting(Entry::index).containsExactlyElementsOf(
+                expected.stream().map(e -> e.index).collect(Collectors.toList()));
+        assertThat(texts(actual)).as(context).containsExactlyElementsOf(
+                expected.stream().map(e -> e.text).collect(Collectors.toList()));
+        assertThat(actual).as(context).extracting(Entry::timestamp).containsExactlyElementsOf(
+                expected.stream().map(e -> e.timestamp).collect(Collectors.toList()));
+        assertThat(actual).as(context).extracting(e -> e.idempotencyKey().orElse(null)).containsExactlyElementsOf(
+                expected.stream().map(e -> e.key).collect(Collectors.toList()));
+    }
+
+    private static String context(long seed, List<String> history, String did) {
+        return "seed " + seed + ", last steps:\n  "
+                + String.join("\n  ", history.subList(Math.max(0, history.size() - 15), history.size()))
+                + "\n  now: " + did + "\n";
+    }
+
+    /** What one session should hold: the reference the random runs compare the store with. */
+    private final class ModelSession {
+        final List<ModelEntry> entries = new ArrayList<>();
+        final Map<String, List<ModelEntry>> keys = new HashMap<>();
+        long next;
+        long version;
+        Map<String, String> attributes = Map.of();
+
+        List<ModelEntry> append(List<String> texts, String key) {
+            List<ModelEntry> added = new ArrayList<>();
+            for (String text : texts) {
+                added.add(new ModelEntry(next++, text, clock.instant(), key));
+            }
+            entries.addAll(added);
+            if (key != null) {
+                keys.put(key, added);
+            }
+            return added;
+        }
+    }
+
+    private static final class ModelEntry {
+        final long index;
+        final String text;
+        final Instant timestamp;
+        final String key;
+
+        ModelEntry(long index, String text, Instant timestamp, String key) {
+            this.index = index;
+            this.text = text;
+            this.timestamp = timestamp;
+            this.key = key;
+        }
+    }
+
     // ---------------------------------------------------------------- concurrency
 
     @Test
@@ -760,7 +913,11 @@ public abstract class SessionStoreContract {
             }
         });
 
-        assertThat(store.read("s", 0, Integer.MAX_VALUE)).hasSize(2 * appenders * increments);
+        List<String> texts = texts(store.read("s", 0, Integer.MAX_VALUE));
+        assertThat(texts).hasSize(2 * appenders * increments);
+        for (int i = 0; i < texts.size(); i += 2) {
+            assertThat(texts.get(i + 1)).as("batches never interleave").isEqualTo(texts.get(i) + "'");
+        }
         assertThat(store.state("s").attributes())
                 .containsEntry("counter", String.valueOf((writers - appenders) * increments));
         assertThat(restarted().nextIndex("s")).isEqualTo(2L * appenders * increments);

@@ -1,0 +1,14 @@
+package io.github.memorypack.testkit;
+
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.SessionStore;
+import java.time.Clock;
+
+/** The decorator changes nothing: it keeps the whole contract of the store it wraps. */
+class CountingSessionStoreContractTest extends SessionStoreContract {
+
+    @Override
+    protected SessionStore createStore(Clock clock) {
+        return CountingSessionStore.of(InMemorySessionStore.create(clock));
+    }
+}

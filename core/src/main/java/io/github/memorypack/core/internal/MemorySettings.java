@@ -1,0 +1,126 @@
+package io.github.memorypack.core.internal;
+
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.view.OverflowListener;
+import io.github.memorypack.core.view.Retention;
+import io.github.memorypack.core.view.ViewRules;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * The options every memory builder shares (id, store, tokenizer, overflow listener, retention and
+ * the cost rules), so each strategy's builder only adds its own. Mutable, like the builders that
+ * hold it; {@link #copy()} snapshots it for a provider.
+ */
+public final class MemorySettings {
+
+    /** The memory id used when none is set, as in LangChain4j. */
+    public static final String DEFAULT_ID = "default";
+
+    private Object id = DEFAULT_ID;
+    private SessionStore store;
+    private TokenCountEstimator tokenizer;
+    private OverflowListener overflowListener = OverflowListener.logging();
+    private Retention retention = Retention.keepAll();
+    private int toolResultPreviewTokens;
+    private int keepImagesInNewest = -1;
+
+    public void id(Object id) {
+        this.id = Objects.requireNonNull(id, "id");
+    }
+
+    public Object id() {
+        return id;
+    }
+
+    public void store(SessionStore store) {
+        this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The store; a new {@link InMemorySessionStore} is created (and kept) when none was set. */
+    public SessionStore store() {
+        if (store == null) {
+            store = InMemorySessionStore.create();
+        }
+        return store;
+    }
+
+    public void tokenizer(TokenCountEstimator tokenizer) {
+        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+    }
+
+    /** The tokenizer set, or {@code null}. */
+    public TokenCountEstimator tokenizer() {
+        return tokenizer;
+    }
+
+    public void overflowListener(OverflowListener listener) {
+        this.overflowListener = Objects.requireNonNull(listener, "overflowListener");
+    }
+
+    public OverflowListener overflowListener() {
+        return overflowListener;
+    }
+
+    public void retention(Retention retention) {
+        this.retention = Objects.requireNonNull(retention, "retention");
+    }
+
+    public Retention retention() {
+        return retention;
+    }
+
+    public void toolResultPreviews(int maxTokens) {
+        if (maxTokens < 1) {
+            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + maxTokens);
+        }
+        this.toolResultPreviewTokens = maxTokens;
+    }
+
+    public void keepImagesInNewest(int messages) {
+        if (messages < 0) {
+            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + messages);
+        }
+        this.keepImagesInNewest = messages;
+    }
+
+    /** The view rules for these settings, counting with {@code tokenizer}. */
+    public ViewRules rules(TokenCountEstimator tokenizer) {
+        ViewRules.Builder rules = ViewRules.builder().tokenizer(tokenizer);
+        if (toolResultPreviewTokens > 0) {
+            rules.toolResultPreviews(toolResultPreviewTokens);
+        }
+        if (keepImagesInNewest >= 0) {
+            rules.keepImagesInNewest(keepImagesInNewest);
+        }
+        return rules.build();
+    }
+
+    /** A copy sharing the same store (resolving the default store first, so copies share it). */
+    public MemorySettings copy() {
+        MemorySettings copy = new MemorySettings();
+        copy.id = id;
+        copy.store = store();
+        copy.tokenizer = tokenizer;
+        copy.overflowListener = overflowListener;
+        copy.retention = retention;
+        copy.toolResultPreviewTokens = toolResultPreviewTokens;
+        copy.keepImagesInNewest = keepImagesInNewest;
+        return copy;
+    }
+
+    /**
+     * Applies a per-session limit and checks it.
+     *
+     * @throws IllegalArgumentException if it is null or below 1
+     */
+    public static int limit(Function<Object, Integer> limit, Object id, String name) {
+        Integer value = limit.apply(id);
+        if (value == null || value < 1) {
+            throw new IllegalArgumentException(name + " must be >= 1, was " + value + " for memory id " + id);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,85 @@
+package io.github.memorypack.core.view;
+
+import dev.langchain4j.data.message.ChatMessage;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One computed view: the messages to send, and what the memory needs to know about how they were
+ * chosen. Immutable.
+ */
+public final class View {
+
+    private final List<ChatMessage> messages;
+    private final ViewLimit limit;
+    private final int size;
+    private final int turns;
+    private final long firstIndex;
+    private final boolean needsOlderEntries;
+
+    View(List<ChatMessage> messages, ViewLimit limit, int size, int turns, long firstIndex,
+         boolean needsOlderEntries) {
+        this.messages = List.copyOf(messages);
+        this.limit = limit;
+        this.size = size;
+        this.turns = turns;
+        this.firstIndex = firstIndex;
+        this.needsOlderEntries = needsOlderEntries;
+    }
+
+    /** The messages to send, pinned system message and summary first. Immutable. */
+    public List<ChatMessage> messages() {
+        return messages;
+    }
+
+    /** The limit this view was computed for. */
+    public ViewLimit limit() {
+        return limit;
+    }
+
+    /**
+     * The view's size in the limit's unit (messages, turns or tokens); for {@link ViewLimit#none()}
+     * the number of messages.
+     */
+    public int size() {
+        return size;
+    }
+
+    /** How many turns the view shows. */
+    public int turns() {
+        return turns;
+    }
+
+    /**
+     * Log index of the oldest entry the view shows, or {@code -1} when it shows no log entry.
+     * Entries before it are not needed by this view (a retention policy may trim them).
+     */
+    public long firstIndex() {
+        return firstIndex;
+    }
+
+    /**
+     * True when every turn in the entries given fitted within the limit and older entries (before
+     * those given, and not covered by the summary) could still add turns: a caller that read only
+     * the tail of the log should read further back and compute again.
+     */
+    public boolean needsOlderEntries() {
+        return needsOlderEntries;
+    }
+
+    /** True when the view is bigger than its limit (only when the uncuttable part alone is). */
+    public boolean overLimit() {
+        return limit.unit() != null && size > limit.value();
+    }
+
+    /** The overflow report for {@code sessionId}, if the view is over its limit. */
+    public Optional<Overflow> overflow(String sessionId) {
+        return overLimit() ? Optional.of(new Overflow(sessionId, limit.unit(), limit.value(), size)) : Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "View{" + messages.size() + " messages, " + turns + " turns, size=" + size + ", limit=" + limit
+                + ", firstIndex=" + firstIndex + '}';
+    }
+}

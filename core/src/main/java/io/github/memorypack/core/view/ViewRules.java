@@ -1,0 +1,432 @@
+package io.github.memorypack.core.view;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.ImageContent;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.Tokenizers;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The view rules every Memory Pack memory shares, written once. Given a session's state and a
+ * contiguous run of its log (usually the tail), {@link #render} computes what to send:
+ *
+ * <ol>
+ *   <li><b>System message pinned first.</b> The application's system message is the one in
+ *       {@link SessionState#systemMessage()}; {@link SystemMessage} entries in the log are records
+ *       of past changes and are never shown as ordinary messages.</li>
+ *   <li><b>Summary.</b> A {@link Summary} in the state is shown right after the system message, as a
+ *       system message under {@link #SUMMARY_HEADER} (see {@link #summaryMessage}); the entries it
+ *       covers are not shown.</li>
+ *   <li><b>Whole turns only.</b> A turn is a user message and everything after it up to the next
+ *       user message. Cuts happen only between turns, so after the pinned messages a view always
+ *       starts with a user message — never with an AI message or a tool result. Messages before
+ *       the first user message of the entries given are not shown.</li>
+ *   <li><b>Tool calls stay whole.</b> The results of an AI message's tool requests are shown right
+ *       after it, matched by request id (by tool name when a provider gives no ids), even when a
+ *       concurrent request's messages landed in between in the log. Results matching no request
+ *       are dropped. A request with no result that has later messages after it (the tool call was
+ *       interrupted, for example by a crash) gets a synthetic result, {@value #INTERRUPTED_TOOL_RESULT};
+ *       a request with no result at the very end of the log is left out with its AI message
+ *       (the tool may still be running).</li>
+ *   <li><b>The newest turn is always kept</b>, even when it alone (with the pinned messages) is over
+ *       the limit; the view then reports {@link View#overLimit()} and the memory tells its
+ *       {@link OverflowListener}.</li>
+ *   <li><b>Optional cost rules</b>, off by default: tool results over a token size are shown as a
+ *       preview of their first {@value #TOOL_RESULT_PREVIEW_CHARS} characters plus a note in every
+ *       turn but the newest; images are kept only in the newest n messages, older ones are replaced
+ *       by {@value #IMAGE_NOTE}. The log always keeps the full messages.</li>
+ * </ol>
+ *
+ * <p>Token sizes use the counts stored with each entry (counted once, at append); only messages the
+ * rules rewrite or create, and entries stored without a count, are counted here. Thread-safe.
+ */
+public final class ViewRules {
+
+    /** Header of the rendered summary message. */
+    public static final String SUMMARY_HEADER =
+            "Summary of the earlier conversation (written by the chat memory; the messages it covers are not repeated):";
+    /** Text of the synthetic result that repairs an interrupted tool call. */
+    public static final String INTERRUPTED_TOOL_RESULT = "no result: the tool call was interrupted";
+    /** Suggested size above which a tool result is previewed, when previews are enabled. */
+    public static final int DEFAULT_TOOL_RESULT_PREVIEW_TOKENS = 2_000;
+    /** How many characters of a large tool result a preview shows. */
+    public static final int TOOL_RESULT_PREVIEW_CHARS = 400;
+    /** What replaces an image outside the newest messages. */
+    public static final String IMAGE_NOTE = "[image omitted: it was shown earlier in the conversation]";
+
+    private static final ViewRules DEFAULTS = builder().build();
+
+    private final TokenCountEstimator tokenizer;
+    private final int toolResultPreviewTokens;
+    private final int keepImagesInNewest;
+    private final int replyTokens;
+    private final AtomicReference<Counted> systemCount = new AtomicReference<>();
+    private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
+
+    private ViewRules(Builder builder) {
+        this.tokenizer = builder.tokenizer;
+        this.toolResultPreviewTokens = builder.toolResultPreviewTokens;
+        this.keepImagesInNewest = builder.keepImagesInNewest;
+        // a generic estimator's per-request overhead is what it charges for no messages at all
+        this.replyTokens = tokenizer.estimateTokenCountInMessages(List.of());
+    }
+
+    /** The rules with no cost rule enabled and {@link Tokenizers#o200k()} for token limits. */
+    public static ViewRules defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The estimator used for token limits and for messages the rules rewrite. */
+    public TokenCountEstimator tokenizer() {
+        return tokenizer;
+    }
+
+    /**
+     * True if rendering with {@code limit} reads entry token counts, so a memory should store a
+     * count with every entry it appends.
+     */
+    public boolean needsTokenCounts(ViewLimit limit) {
+        return limit.countsTokens() || toolResultPreviewTokens > 0;
+    }
+
+    /** The rendered form of a summary: a system message with {@link #SUMMARY_HEADER} then the text. */
+    public static SystemMessage summaryMessage(Summary summary) {
+        return SystemMessage.from(SUMMARY_HEADER + "\n\n" + summary.text());
+    }
+
+    /**
+     * Computes a view.
+     *
+     * @param state   the session state (system message, summary)
+     * @param entries a contiguous run of the log in index order, ending with the newest entry;
+     *                entries covered by the state's summary are skipped
+     * @param limit   the bound to keep to
+     */
+    public View render(SessionState state, List<Entry> entries, ViewLimit limit) {
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(entries, "entries");
+        Objects.requireNonNull(limit, "limit");
+        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
+        boolean skippedCovered = false;
+        List<Unit> units = new ArrayList<>();
+        Map<String, ArrayDeque<Unit>> open = new HashMap<>();
+        for (Entry entry : entries) {
+            if (entry.index() < covered) {
+                skippedCovered = true;
+                continue;
+            }
+            ChatMessage message = entry.message();
+            if (message instanceof SystemMessage) {
+                continue;
+            }
+            if (message instanceof ToolExecutionResultMessage) {
+                ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
+                String key = key(result.id(), result.toolName());
+                ArrayDeque<Unit> waiting = open.get(key);
+                Unit unit = waiting == null ? null : waiting.pollFirst();
+                if (unit != null) {
+                    unit.answer(key, entry);
+                }
+                continue; // a result matching no open request is an orphan: dropped
+            }
+            Unit unit = new Unit(entry);
+            units.add(unit);
+            if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
+                for (ToolExecutionRequest request : ((AiMessage) message).toolExecutionRequests()) {
+                    String key = key(request.id(), request.name());
+                    unit.pending.add(new Pending(key, request));
+                    open.computeIfAbsent(key, k -> new ArrayDeque<>()).add(unit);
+                }
+            }
+        }
+        List<Turn> turns = new ArrayList<>();
+        Turn turn = null;
+        for (int i = 0; i < units.size(); i++) {
+            Unit unit = units.get(i);
+            if (!unit.pending.isEmpty() && i == units.size() - 1) {
+                break; // an unanswered call at the very end may still be running: not shown yet
+            }
+            if (unit.head.message() instanceof UserMessage) {
+                turn = new Turn();
+                turns.add(turn);
+            }
+            if (turn != null) {
+                unit.addItemsTo(turn.items);
+            }
+        }
+        return select(state, turns, limit, skippedCovered);
+    }
+
+    private View select(SessionState state, List<Turn> turns, ViewLimit limit, boolean skippedCovered) {
+        List<ChatMessage> pinned = new ArrayList<>(2);
+        state.systemMessage().ifPresent(pinned::add);
+        SystemMessage summary = state.summary().map(ViewRules::summaryMessage).orElse(null);
+        if (summary != null) {
+            pinned.add(summary);
+        }
+        boolean tokens = limit.countsTokens();
+        int size;
+        if (tokens) {
+            size = replyTokens;
+            if (state.systemMessage().isPresent()) {
+                size += countCached(systemCount, state.systemMessage().get());
+            }
+            if (summary != null) {
+                size += countCached(summaryCount, summary);
+            }
+        } else {
+            size = limit.unit() == ViewLimit.Unit.TURNS ? 0 : pinned.size();
+        }
+        int selected = 0;
+        int fromEnd = 0;
+        List<List<ChatMessage>> chosen = new ArrayList<>();
+        for (int t = turns.size() - 1; t >= 0; t--) {
+            boolean newest = t == turns.size() - 1;
+            List<Item> items = turns.get(t).items;
+            List<ChatMessage> rendered = new ArrayList<>(items.size());
+            int turnSize = 0;
+            for (int i = items.size() - 1; i >= 0; i--, fromEnd++) {
+                Item item = items.get(i);
+                ChatMessage message = rewrite(item, newest, fromEnd);
+                rendered.add(message);
+                turnSize += tokens ? tokensOf(item, message) : 1;
+            }
+            if (limit.unit() == ViewLimit.Unit.TURNS) {
+                turnSize = 1;
+            }
+            if (!newest && limit.cuts() && (long) size + turnSize > limit.value()) {
+                break;
+            }
+            Collections.reverse(rendered);
+            chosen.add(rendered);
+            size = (int) Math.min(Integer.MAX_VALUE, (long) size + turnSize);
+            selected++;
+        }
+        List<ChatMessage> messages = new ArrayList<>(pinned);
+        for (int c = chosen.size() - 1; c >= 0; c--) {
+            messages.addAll(chosen.get(c));
+        }
+        long firstIndex = selected == 0 ? -1 : turns.get(turns.size() - selected).items.get(0).entry.index();
+        boolean needsOlder = selected == turns.size() && !skippedCovered;
+        return new View(messages, limit, size, selected, firstIndex, needsOlder);
+    }
+
+    private ChatMessage rewrite(Item item, boolean newestTurn, int fromEnd) {
+        ChatMessage message = item.message;
+        if (item.entry == null) {
+            return message;
+        }
+        if (!newestTurn && toolResultPreviewTokens > 0 && message instanceof ToolExecutionResultMessage
+                && storedTokens(item.entry) > toolResultPreviewTokens) {
+            message = preview((ToolExecutionResultMessage) message, storedTokens(item.entry));
+        }
+        if (keepImagesInNewest >= 0 && fromEnd >= keepImagesInNewest) {
+            message = withoutImages(message);
+        }
+        return message;
+    }
+
+    private static ToolExecutionResultMessage preview(ToolExecutionResultMessage result, int tokens) {
+        StringBuilder text = new StringBuilder();
+        for (Content content : result.contents()) {
+            if (content instanceof TextContent) {
+                text.append(((TextContent) content).text());
+            }
+        }
+        String head = text.length() > TOOL_RESULT_PREVIEW_CHARS ? text.substring(0, TOOL_RESULT_PREVIEW_CHARS) : text.toString();
+        String shown = head + "\n[tool result shortened to a preview: the full result, about " + tokens
+                + " tokens, was shown when the tool ran and is kept in the conversation log]";
+        return result.toBuilder().contents(List.of(TextContent.from(shown))).build();
+    }
+
+    private static ChatMessage withoutImages(ChatMessage message) {
+        if (message instanceof UserMessage) {
+            UserMessage user = (UserMessage) message;
+            List<Content> contents = replaceImages(user.contents());
+            return contents == null ? message : user.toBuilder().contents(contents).build();
+        }
+        if (message instanceof ToolExecutionResultMessage) {
+            ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
+            List<Content> contents = replaceImages(result.contents());
+            return contents == null ? message : result.toBuilder().contents(contents).build();
+        }
+        return message;
+    }
+
+    /** The contents with every image replaced by a note, or null when there is no image. */
+    private static List<Content> replaceImages(List<Content> contents) {
+        List<Content> replaced = null;
+        for (int i = 0; i < contents.size(); i++) {
+            if (contents.get(i) instanceof ImageContent) {
+                if (replaced == null) {
+                    replaced = new ArrayList<>(contents);
+                }
+                replaced.set(i, TextContent.from(IMAGE_NOTE));
+            }
+        }
+        return replaced;
+    }
+
+    private int storedTokens(Entry entry) {
+        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
+    }
+
+    private int tokensOf(Item item, ChatMessage rendered) {
+        if (item.entry != null && rendered == item.entry.message()) {
+            return storedTokens(item.entry);
+        }
+        return tokenizer.estimateTokenCountInMessage(rendered);
+    }
+
+    private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
+        Counted counted = cache.get();
+        if (counted == null || !counted.message.equals(message)) {
+            counted = new Counted(message, tokenizer.estimateTokenCountInMessage(message));
+            cache.set(counted);
+        }
+        return counted.tokens;
+    }
+
+    private static String key(String id, String toolName) {
+        return id != null ? "id:" + id : "name:" + toolName;
+    }
+
+    @Override
+    public String toString() {
+        return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
+                + ", keepImagesInNewest=" + keepImagesInNewest + '}';
+    }
+
+    /** A message the view may show; {@code entry} is null for a synthetic repair. */
+    private static final class Item {
+        final ChatMessage message;
+        final Entry entry;
+
+        Item(ChatMessage message, Entry entry) {
+            this.message = message;
+            this.entry = entry;
+        }
+    }
+
+    private static final class Pending {
+        final String key;
+        final ToolExecutionRequest request;
+
+        Pending(String key, ToolExecutionRequest request) {
+            this.key = key;
+            this.request = request;
+        }
+    }
+
+    /** A message with the results of its tool requests, in log order. */
+    private static final class Unit {
+        final Entry head;
+        final List<Entry> results = new ArrayList<>(0);
+        final List<Pending> pending = new ArrayList<>(0);
+
+        Unit(Entry head) {
+            this.head = head;
+        }
+
+        void answer(String key, Entry result) {
+            results.add(result);
+            for (int i = 0; i < pending.size(); i++) {
+                if (pending.get(i).key.equals(key)) {
+                    pending.remove(i);
+                    return;
+                }
+            }
+        }
+
+        void addItemsTo(List<Item> items) {
+            items.add(new Item(head.message(), head));
+            for (Entry result : results) {
+                items.add(new Item(result.message(), result));
+            }
+            for (Pending p : pending) {
+                items.add(new Item(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT), null));
+            }
+        }
+    }
+
+    private static final class Turn {
+        final List<Item> items = new ArrayList<>();
+    }
+
+    private static final class Counted {
+        final ChatMessage message;
+        final int tokens;
+
+        Counted(ChatMessage message, int tokens) {
+            this.message = message;
+            this.tokens = tokens;
+        }
+    }
+
+    /** Builder for {@link ViewRules}; every cost rule is off unless set. */
+    public static final class Builder {
+
+        private TokenCountEstimator tokenizer = Tokenizers.o200k();
+        private int toolResultPreviewTokens;
+        private int keepImagesInNewest = -1;
+
+        private Builder() {
+        }
+
+        /** The estimator for token limits and rewritten messages; default {@link Tokenizers#o200k()}. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+            return this;
+        }
+
+        /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview plus a note in
+         * every turn but the newest ({@value ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS} is a good
+         * value). The log keeps the full result.
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            if (maxTokens < 1) {
+                throw new IllegalArgumentException("maxTokens must be >= 1, was " + maxTokens);
+            }
+            this.toolResultPreviewTokens = maxTokens;
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages of the view; older images are
+         * replaced by {@value ViewRules#IMAGE_NOTE}. 0 replaces every image.
+         */
+        public Builder keepImagesInNewest(int messages) {
+            if (messages < 0) {
+                throw new IllegalArgumentException("messages must be >= 0, was " + messages);
+            }
+            this.keepImagesInNewest = messages;
+            return this;
+        }
+
+        public ViewRules build() {
+            return new ViewRules(this);
+        }
+    }
+}

@@ -5,7 +5,7 @@ import java.util.Deque;
 import java.util.concurrent.Executor;
 
 /** Test executor that queues tasks until the test runs them: background work made deterministic. */
-final class ManualExecutor implements Executor {
+public final class ManualExecutor implements Executor {
 
     private final Deque<Runnable> queue = new ArrayDeque<>();
 
@@ -14,11 +14,11 @@ final class ManualExecutor implements Executor {
         queue.addLast(command);
     }
 
-    synchronized int pending() {
+    public synchronized int pending() {
         return queue.size();
     }
 
-    void runAll() {
+    public void runAll() {
         while (true) {
             Runnable next;
             synchronized (this) {

@@ -8,16 +8,16 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /** Test summarizer: records every call, answers from a script, then with a short default summary. */
-final class RecordingSummarizer implements Summarizer {
+public final class RecordingSummarizer implements Summarizer {
 
-    record Call(String previousSummary, List<ChatMessage> messages) {
+    public record Call(String previousSummary, List<ChatMessage> messages) {
     }
 
     private final List<Call> calls = new ArrayList<>();
     private final Deque<Supplier<String>> script = new ArrayDeque<>();
 
     /** The next call answers with {@code answer} (may throw, may return null or anything). */
-    synchronized RecordingSummarizer then(Supplier<String> answer) {
+    public synchronized RecordingSummarizer then(Supplier<String> answer) {
         script.addLast(answer);
         return this;
     }
@@ -34,7 +34,7 @@ final class RecordingSummarizer implements Summarizer {
         return answer != null ? answer.get() : "summary " + n + " of " + messages.size() + " more messages";
     }
 
-    synchronized List<Call> calls() {
+    public synchronized List<Call> calls() {
         return List.copyOf(calls);
     }
 }

@@ -9,18 +9,15 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.exception.TimeoutException;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.view.ViewRules;
-import io.github.memorypack.summary.SummarizationException.Reason;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -130,32 +127,9 @@ class SummaryChatMemoryTest {
                 .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).hasSize(4);
     }
 
-    enum Failure {
-        THROWS(() -> {
-            throw new IllegalStateException("model down");
-        }, Reason.FAILED),
-        TIMES_OUT(() -> {
-            throw new TimeoutException("read timed out");
-        }, Reason.FAILED),
-        EMPTY(() -> "  ", Reason.EMPTY),
-        NULL(() -> null, Reason.EMPTY),
-        OVER_LONG(() -> "word ".repeat(400), Reason.TOO_LONG),
-        TYPED(() -> {
-            throw new SummarizationException(Reason.TOO_LONG, 3, "too long three times");
-        }, Reason.TOO_LONG);
-
-        final Supplier<String> answer;
-        final Reason reason;
-
-        Failure(Supplier<String> answer, Reason reason) {
-            this.answer = answer;
-            this.reason = reason;
-        }
-    }
-
     @ParameterizedTest
-    @EnumSource(Failure.class)
-    void should_lose_nothing_report_and_retry_next_turn_when_summarizer_fails(Failure failure) {
+    @EnumSource(ScriptedFailure.class)
+    void should_lose_nothing_report_and_retry_next_turn_when_summarizer_fails(ScriptedFailure failure) {
         // given
         SummaryChatMemory memory = memory().maxSummaryTokens(100).build();
         turn(memory, 1);

@@ -2,11 +2,6 @@ package io.github.memorypack.summary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.times;
-import static org.mockito.Mockito.verify;
-import static org.mockito.Mockito.when;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -16,21 +11,25 @@ import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.AuthenticationException;
 import dev.langchain4j.exception.TimeoutException;
-import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.FinishReason;
 import io.github.memorypack.summary.SummarizationException.Reason;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.mockito.ArgumentCaptor;
 
 class LlmSummarizerTest {
 
-    private final ChatModel model = mock(ChatModel.class);
+    private final ScriptedModel model = new ScriptedModel();
 
     private static ChatResponse reply(String text) {
-        return ChatResponse.builder().aiMessage(AiMessage.from(text)).finishReason(FinishReason.STOP).build();
+        return ScriptedModel.reply(text);
+    }
+
+    private static java.util.function.Supplier<ChatResponse> throwing(RuntimeException e) {
+        return () -> {
+            throw e;
+        };
     }
 
     private static final List<ChatMessage> TURN = List.of(
@@ -40,7 +39,7 @@ class LlmSummarizerTest {
     @Test
     void should_send_instructions_previous_summary_and_transcript_when_summarizing() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenReturn(reply("Ana lives in Porto."));
+        model.then(() -> reply("Ana lives in Porto."));
         LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxSummaryTokens(120).build();
 
         // when
@@ -48,9 +47,9 @@ class LlmSummarizerTest {
 
         // then
         assertThat(summary).isEqualTo("Ana lives in Porto.");
-        ArgumentCaptor<ChatRequest> sent = ArgumentCaptor.forClass(ChatRequest.class);
-        verify(model).chat(sent.capture());
-        List<ChatMessage> messages = sent.getValue().messages();
+        assertThat(model.requests()).hasSize(1);
+        ChatRequest sent = model.requests().get(0);
+        List<ChatMessage> messages = sent.messages();
         assertThat(messages).hasSize(2);
         String instructions = ((SystemMessage) messages.get(0)).text();
         assertThat(instructions).contains("name", "fact", "number", "decision", "preference", "open question",
@@ -59,13 +58,13 @@ class LlmSummarizerTest {
         assertThat(request).contains("Previous summary:\nThe user likes tea.")
                 .contains("User: My name is Ana and I live in Porto.")
                 .contains("Assistant: Nice to meet you, Ana.");
-        assertThat(sent.getValue().maxOutputTokens()).isEqualTo(120);
+        assertThat(sent.maxOutputTokens()).isEqualTo(120);
     }
 
     @Test
     void should_include_tool_calls_and_results_compactly_when_folding_a_tool_turn() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenReturn(reply("Weather in Porto was 18C."));
+        model.then(() -> reply("Weather in Porto was 18C."));
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c1").name("weather")
                 .arguments("{\"city\":\"Porto\"}").build();
         String longResult = "sunny ".repeat(200);
@@ -76,9 +75,9 @@ class LlmSummarizerTest {
                 AiMessage.from("It is sunny.")));
 
         // then
-        ArgumentCaptor<ChatRequest> sent = ArgumentCaptor.forClass(ChatRequest.class);
-        verify(model).chat(sent.capture());
-        String request = ((UserMessage) sent.getValue().messages().get(1)).singleText();
+        assertThat(model.requests()).hasSize(1);
+        ChatRequest sent = model.requests().get(0);
+        String request = ((UserMessage) sent.messages().get(1)).singleText();
         assertThat(request).contains("Previous summary:\n(none yet)")
                 .contains("Assistant called tool: weather({\"city\":\"Porto\"})")
                 .contains("Tool weather returned: sunny sunny")
@@ -89,23 +88,22 @@ class LlmSummarizerTest {
     @Test
     void should_retry_and_succeed_when_first_attempts_fail() {
         // given
-        when(model.chat(any(ChatRequest.class)))
-                .thenThrow(new TimeoutException("read timed out"))
-                .thenReturn(reply("   "))
-                .thenReturn(reply("Ana lives in Porto."));
+        model.then(throwing(new TimeoutException("read timed out")))
+                .then(() -> reply("   "))
+                .then(() -> reply("Ana lives in Porto."));
 
         // when
         String summary = LlmSummarizer.of(model).summarize("", TURN);
 
         // then
         assertThat(summary).isEqualTo("Ana lives in Porto.");
-        verify(model, times(3)).chat(any(ChatRequest.class));
+        assertThat(model.requests()).hasSize(3);
     }
 
     @Test
     void should_throw_typed_failure_and_never_return_error_text_when_every_attempt_fails() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenThrow(new TimeoutException("Error: upstream timeout"));
+        model.then(throwing(new TimeoutException("Error: upstream timeout")));
         LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxAttempts(2).build();
 
         // when / then
@@ -115,13 +113,13 @@ class LlmSummarizerTest {
                     assertThat(e.attempts()).isEqualTo(2);
                     assertThat(e.getCause()).isInstanceOf(TimeoutException.class);
                 });
-        verify(model, times(2)).chat(any(ChatRequest.class));
+        assertThat(model.requests()).hasSize(2);
     }
 
     @Test
     void should_fail_with_empty_when_model_returns_blank() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenReturn(reply(""));
+        model.then(() -> reply(""));
 
         // when / then
         assertThatThrownBy(() -> LlmSummarizer.of(model).summarize("", TURN))
@@ -133,9 +131,8 @@ class LlmSummarizerTest {
     void should_fail_with_too_long_when_summary_exceeds_cap_or_model_hits_length_limit() {
         // given
         LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxSummaryTokens(10).maxAttempts(2).build();
-        when(model.chat(any(ChatRequest.class)))
-                .thenReturn(reply("word ".repeat(50)))
-                .thenReturn(ChatResponse.builder().aiMessage(AiMessage.from("Ana lives"))
+        model.then(() -> reply("word ".repeat(50)))
+                .then(() -> ChatResponse.builder().aiMessage(AiMessage.from("Ana lives"))
                         .finishReason(FinishReason.LENGTH).build());
 
         // when / then
@@ -149,13 +146,13 @@ class LlmSummarizerTest {
     @Test
     void should_not_retry_when_error_is_non_retriable() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenThrow(new AuthenticationException("bad key"));
+        model.then(throwing(new AuthenticationException("bad key")));
 
         // when / then
         assertThatThrownBy(() -> LlmSummarizer.of(model).summarize("", TURN))
                 .isInstanceOfSatisfying(SummarizationException.class,
                         e -> assertThat(e.attempts()).isEqualTo(1));
-        verify(model, times(1)).chat(any(ChatRequest.class));
+        assertThat(model.requests()).hasSize(1);
     }
 
     @Test
@@ -172,7 +169,7 @@ class LlmSummarizerTest {
     @Test
     void should_use_custom_prompts_when_configured() {
         // given
-        when(model.chat(any(ChatRequest.class))).thenReturn(reply("ok summary"));
+        model.then(() -> reply("ok summary"));
         LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model)
                 .systemPrompt("Resume en español, máximo {{maxTokens}} tokens.")
                 .userPrompt("Antes: {{summary}}\nNuevo: {{messages}}").limitModelOutput(false).build();
@@ -181,11 +178,11 @@ class LlmSummarizerTest {
         summarizer.summarize("{{messages}} literally", TURN);
 
         // then
-        ArgumentCaptor<ChatRequest> sent = ArgumentCaptor.forClass(ChatRequest.class);
-        verify(model).chat(sent.capture());
-        assertThat(((SystemMessage) sent.getValue().messages().get(0)).text()).isEqualTo("Resume en español, máximo 500 tokens.");
-        assertThat(((UserMessage) sent.getValue().messages().get(1)).singleText())
+        assertThat(model.requests()).hasSize(1);
+        ChatRequest sent = model.requests().get(0);
+        assertThat(((SystemMessage) sent.messages().get(0)).text()).isEqualTo("Resume en español, máximo 500 tokens.");
+        assertThat(((UserMessage) sent.messages().get(1)).singleText())
                 .startsWith("Antes: {{messages}} literally\nNuevo: User: My name is Ana");
-        assertThat(sent.getValue().maxOutputTokens()).isNull();
+        assertThat(sent.maxOutputTokens()).isNull();
     }
 }

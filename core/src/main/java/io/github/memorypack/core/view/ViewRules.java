@@ -73,10 +73,11 @@ public final class ViewRules {
 
     private static final ViewRules DEFAULTS = builder().build();
 
-    private final TokenCountEstimator tokenizer;
+    // resolved on first use, so views that never count tokens never load an encoding
+    private volatile TokenCountEstimator tokenizer;
+    private volatile int replyTokens = -1;
     private final int toolResultPreviewTokens;
     private final int keepImagesInNewest;
-    private final int replyTokens;
     private final AtomicReference<Counted> systemCount = new AtomicReference<>();
     private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
 
@@ -84,8 +85,6 @@ public final class ViewRules {
         this.tokenizer = builder.tokenizer;
         this.toolResultPreviewTokens = builder.toolResultPreviewTokens;
         this.keepImagesInNewest = builder.keepImagesInNewest;
-        // a generic estimator's per-request overhead is what it charges for no messages at all
-        this.replyTokens = tokenizer.estimateTokenCountInMessages(List.of());
     }
 
     /** The rules with no cost rule enabled and {@link Tokenizers#o200k()} for token limits. */
@@ -99,7 +98,22 @@ public final class ViewRules {
 
     /** The estimator used for token limits and for messages the rules rewrite. */
     public TokenCountEstimator tokenizer() {
-        return tokenizer;
+        TokenCountEstimator estimator = tokenizer;
+        if (estimator == null) {
+            estimator = Tokenizers.o200k();
+            tokenizer = estimator;
+        }
+        return estimator;
+    }
+
+    /** Tokens a request costs besides its messages: what the estimator charges for no message at all. */
+    private int replyTokens() {
+        int tokens = replyTokens;
+        if (tokens < 0) {
+            tokens = tokenizer().estimateTokenCountInMessages(List.of());
+            replyTokens = tokens;
+        }
+        return tokens;
     }
 
     /**
@@ -188,7 +202,7 @@ public final class ViewRules {
         boolean tokens = limit.countsTokens();
         int size;
         if (tokens) {
-            size = replyTokens;
+            size = replyTokens();
             if (state.systemMessage().isPresent()) {
                 size += countCached(systemCount, state.systemMessage().get());
             }
@@ -289,20 +303,20 @@ public final class ViewRules {
     }
 
     private int storedTokens(Entry entry) {
-        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
+        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
     }
 
     private int tokensOf(Item item, ChatMessage rendered) {
         if (item.entry != null && rendered == item.entry.message()) {
             return storedTokens(item.entry);
         }
-        return tokenizer.estimateTokenCountInMessage(rendered);
+        return tokenizer().estimateTokenCountInMessage(rendered);
     }
 
     private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
         Counted counted = cache.get();
         if (counted == null || !counted.message.equals(message)) {
-            counted = new Counted(message, tokenizer.estimateTokenCountInMessage(message));
+            counted = new Counted(message, tokenizer().estimateTokenCountInMessage(message));
             cache.set(counted);
         }
         return counted.tokens;
@@ -387,16 +401,19 @@ public final class ViewRules {
     /** Builder for {@link ViewRules}; every cost rule is off unless set. */
     public static final class Builder {
 
-        private TokenCountEstimator tokenizer = Tokenizers.o200k();
+        private TokenCountEstimator tokenizer;
         private int toolResultPreviewTokens;
         private int keepImagesInNewest = -1;
 
         private Builder() {
         }
 
-        /** The estimator for token limits and rewritten messages; default {@link Tokenizers#o200k()}. */
+        /**
+         * The estimator for token limits and rewritten messages; {@code null} (the default) means
+         * {@link Tokenizers#o200k()}, loaded only if a view ever counts tokens.
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+            this.tokenizer = tokenizer;
             return this;
         }
 

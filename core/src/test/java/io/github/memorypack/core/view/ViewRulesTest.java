@@ -1,0 +1,294 @@
+package io.github.memorypack.core.view;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ImageContent;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.Tokenizers;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ViewRulesTest {
+
+    private static final SystemMessage SYSTEM = SystemMessage.from("You are helpful.");
+    private static final ToolExecutionRequest CALL_1 = call("c1", "weather");
+    private static final ToolExecutionRequest CALL_2 = call("c2", "time");
+
+    private final InMemorySessionStore store = InMemorySessionStore.create();
+    private final ViewRules rules = ViewRules.defaults();
+
+    @Test
+    void should_pin_state_system_message_first_and_hide_system_records_when_log_has_them() {
+        // given
+        List<Entry> log = log(SystemMessage.from("old prompt"), UserMessage.from("hi"), AiMessage.from("hello"),
+                SystemMessage.from("You are helpful."));
+
+        // when
+        View view = rules.render(stateWith(SYSTEM), log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(SYSTEM, UserMessage.from("hi"), AiMessage.from("hello"));
+    }
+
+    @Test
+    void should_render_summary_after_system_message_and_skip_covered_entries_when_state_has_summary() {
+        // given
+        List<Entry> log = log(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"), AiMessage.from("a1"));
+        Summary summary = new Summary("The user asked q0.", 2, Entry.UNKNOWN_TOKENS, Instant.EPOCH);
+
+        // when
+        View view = rules.render(stateWith(SYSTEM).withSummary(summary), log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(SYSTEM,
+                SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\nThe user asked q0."),
+                UserMessage.from("q1"), AiMessage.from("a1"));
+        assertThat(view.needsOlderEntries()).isFalse();
+    }
+
+    @Test
+    void should_start_with_user_message_when_log_opens_with_ai_message() {
+        // given
+        List<Entry> log = log(AiMessage.from("Hi, I am your assistant."), UserMessage.from("hi"), AiMessage.from("hello"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(UserMessage.from("hi"), AiMessage.from("hello"));
+        assertThat(view.firstIndex()).isEqualTo(1);
+    }
+
+    @Test
+    void should_place_results_right_after_their_request_when_a_concurrent_turn_landed_in_between() {
+        // given: request A's tool call, then request B's user message, then A's result
+        List<Entry> log = log(UserMessage.from("A?"), AiMessage.from(CALL_1), UserMessage.from("B?"),
+                ToolExecutionResultMessage.from(CALL_1, "sunny"), AiMessage.from("A: sunny"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(UserMessage.from("A?"), AiMessage.from(CALL_1),
+                ToolExecutionResultMessage.from(CALL_1, "sunny"), UserMessage.from("B?"), AiMessage.from("A: sunny"));
+    }
+
+    @Test
+    void should_drop_orphan_result_when_no_request_matches_it() {
+        // given
+        List<Entry> log = log(UserMessage.from("hi"), ToolExecutionResultMessage.from(CALL_2, "12:00"),
+                AiMessage.from("hello"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(UserMessage.from("hi"), AiMessage.from("hello"));
+    }
+
+    @Test
+    void should_repair_dangling_call_with_synthetic_result_when_later_messages_follow() {
+        // given: the process died while the tool ran; the user asked again
+        List<Entry> log = log(UserMessage.from("weather?"), AiMessage.from(CALL_1), UserMessage.from("hello?"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(UserMessage.from("weather?"), AiMessage.from(CALL_1),
+                ToolExecutionResultMessage.from(CALL_1, ViewRules.INTERRUPTED_TOOL_RESULT), UserMessage.from("hello?"));
+    }
+
+    @Test
+    void should_leave_out_call_when_it_is_last_and_may_still_be_running() {
+        // given: two calls, one answered so far
+        List<Entry> log = log(UserMessage.from("weather and time?"), AiMessage.from(List.of(CALL_1, CALL_2)),
+                ToolExecutionResultMessage.from(CALL_1, "sunny"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).containsExactly(UserMessage.from("weather and time?"));
+    }
+
+    @Test
+    void should_match_results_by_tool_name_when_provider_gives_no_ids() {
+        // given
+        ToolExecutionRequest noId = ToolExecutionRequest.builder().name("time").arguments("{}").build();
+        List<Entry> log = log(UserMessage.from("time?"), AiMessage.from(noId),
+                ToolExecutionResultMessage.from(null, "time", "12:00"), AiMessage.from("noon"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages()).hasSize(4);
+        assertThat(view.messages().get(2)).isEqualTo(ToolExecutionResultMessage.from(null, "time", "12:00"));
+    }
+
+    @Test
+    void should_cut_between_turns_and_count_system_message_when_limit_is_in_messages() {
+        // given
+        List<Entry> log = log(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"), AiMessage.from("a1"));
+
+        // when
+        View view = rules.render(stateWith(SYSTEM), log, ViewLimit.messages(4));
+
+        // then
+        assertThat(view.messages()).containsExactly(SYSTEM, UserMessage.from("q1"), AiMessage.from("a1"));
+        assertThat(view.size()).isEqualTo(3);
+        assertThat(view.needsOlderEntries()).isFalse();
+        assertThat(view.firstIndex()).isEqualTo(2);
+    }
+
+    @Test
+    void should_ask_for_older_entries_when_every_given_turn_fits() {
+        // given: a tail read that starts inside a turn
+        List<Entry> log = log(AiMessage.from("a0"), UserMessage.from("q1"), AiMessage.from("a1"));
+
+        // when
+        View view = rules.render(SessionState.EMPTY, log, ViewLimit.messages(10));
+
+        // then
+        assertThat(view.needsOlderEntries()).isTrue();
+    }
+
+    @Test
+    void should_keep_newest_turn_and_report_over_limit_when_it_alone_is_too_big() {
+        // given
+        List<Entry> log = log(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("weather?"),
+                AiMessage.from(CALL_1), ToolExecutionResultMessage.from(CALL_1, "sunny"), AiMessage.from("sunny"));
+
+        // when
+        View view = rules.render(stateWith(SYSTEM), log, ViewLimit.messages(3));
+
+        // then
+        assertThat(view.messages()).hasSize(5).startsWith(SYSTEM, UserMessage.from("weather?"));
+        assertThat(view.overLimit()).isTrue();
+        assertThat(view.overflow("s")).contains(new Overflow("s", ViewLimit.Unit.MESSAGES, 3, 5));
+    }
+
+    @Test
+    void should_count_request_tokens_like_the_estimator_when_limit_is_in_tokens() {
+        // given: entries carry their counts
+        List<ChatMessage> messages = List.of(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"),
+                AiMessage.from("a1"));
+        List<Entry> log = counted(messages);
+        int everything = Tokenizers.o200k().estimateTokenCountInMessages(
+                List.of(SYSTEM, messages.get(0), messages.get(1), messages.get(2), messages.get(3)));
+        int lastTurn = Tokenizers.o200k().estimateTokenCountInMessages(List.of(SYSTEM, messages.get(2), messages.get(3)));
+
+        // when
+        View all = rules.render(stateWith(SYSTEM), log, ViewLimit.tokens(everything));
+        View cut = rules.render(stateWith(SYSTEM), log, ViewLimit.tokens(everything - 1));
+
+        // then
+        assertThat(all.size()).isEqualTo(everything);
+        assertThat(all.messages()).hasSize(5);
+        assertThat(cut.size()).isEqualTo(lastTurn);
+        assertThat(cut.messages()).containsExactly(SYSTEM, messages.get(2), messages.get(3));
+    }
+
+    @Test
+    void should_limit_turns_when_limit_is_in_turns() {
+        // given
+        List<Entry> log = log(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"),
+                AiMessage.from(CALL_1), ToolExecutionResultMessage.from(CALL_1, "x"), AiMessage.from("a1"),
+                UserMessage.from("q2"));
+
+        // when
+        View view = rules.render(stateWith(SYSTEM), log, ViewLimit.turns(2));
+
+        // then
+        assertThat(view.turns()).isEqualTo(2);
+        assertThat(view.messages()).hasSize(6).element(1).isEqualTo(UserMessage.from("q1"));
+    }
+
+    @Test
+    void should_show_preview_of_large_tool_result_in_older_turns_only_when_previews_are_on() {
+        // given
+        ViewRules previews = ViewRules.builder().toolResultPreviews(50).build();
+        String big = "row ".repeat(500);
+        ToolExecutionResultMessage result = ToolExecutionResultMessage.from(CALL_1, big);
+        List<Entry> log = counted(List.of(UserMessage.from("q0"), AiMessage.from(CALL_1), result, AiMessage.from("a0"),
+                UserMessage.from("q1"), AiMessage.from(CALL_1), result, AiMessage.from("a1")));
+
+        // when
+        View view = previews.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        ToolExecutionResultMessage older = (ToolExecutionResultMessage) view.messages().get(2);
+        assertThat(older.id()).isEqualTo("c1");
+        assertThat(older.text()).startsWith(big.substring(0, ViewRules.TOOL_RESULT_PREVIEW_CHARS))
+                .contains("shortened to a preview").hasSizeLessThan(big.length());
+        assertThat(view.messages().get(6)).isEqualTo(result);
+        assertThat(store.getMessages("s")).contains(result);
+    }
+
+    @Test
+    void should_replace_images_outside_newest_messages_when_image_rule_is_on() {
+        // given
+        ViewRules images = ViewRules.builder().keepImagesInNewest(2).build();
+        ImageContent image = ImageContent.from("https://example.com/cat.png");
+        UserMessage withImage = UserMessage.from(TextContent.from("look"), image);
+        List<Entry> log = log(withImage, AiMessage.from("a cat"), withImage, AiMessage.from("the same cat"));
+
+        // when
+        View view = images.render(SessionState.EMPTY, log, ViewLimit.none());
+
+        // then
+        assertThat(view.messages().get(0))
+                .isEqualTo(UserMessage.from(TextContent.from("look"), TextContent.from(ViewRules.IMAGE_NOTE)));
+        assertThat(view.messages().get(2)).isEqualTo(withImage);
+    }
+
+    @Test
+    void should_count_pinned_messages_and_reply_priming_when_view_has_no_turns() {
+        // when
+        View view = rules.render(stateWith(SYSTEM), List.of(), ViewLimit.tokens(1_000));
+
+        // then
+        assertThat(view.messages()).containsExactly(SYSTEM);
+        assertThat(view.size()).isEqualTo(Tokenizers.o200k().estimateTokenCountInMessages(List.of(SYSTEM)));
+        assertThat(view.firstIndex()).isEqualTo(-1);
+    }
+
+    private static SessionState stateWith(SystemMessage system) {
+        return new SessionState(1, system, null, Map.of());
+    }
+
+    private List<Entry> log(ChatMessage... messages) {
+        List<NewEntry> entries = new ArrayList<>();
+        for (ChatMessage message : messages) {
+            entries.add(NewEntry.of(message));
+        }
+        return store.append("s", entries);
+    }
+
+    private List<Entry> counted(List<ChatMessage> messages) {
+        List<NewEntry> entries = new ArrayList<>();
+        for (ChatMessage message : messages) {
+            entries.add(NewEntry.of(message, Tokenizers.o200k().estimateTokenCountInMessage(message)));
+        }
+        return store.append("s", entries);
+    }
+
+    private static ToolExecutionRequest call(String id, String name) {
+        return ToolExecutionRequest.builder().id(id).name(name).arguments("{}").build();
+    }
+}

@@ -1,31 +1,17 @@
 package io.github.memorypack.summarybuffer;
 
-import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
-import io.github.memorypack.core.view.Retention;
 import io.github.memorypack.core.view.ViewRules;
-import io.github.memorypack.summary.ExtractiveSummarizer;
-import io.github.memorypack.summary.LlmSummarizer;
-import io.github.memorypack.summary.Summarizer;
 import io.github.memorypack.summary.SummaryFailureListener;
 import io.github.memorypack.summary.TokenAccounting;
 import io.github.memorypack.summary.internal.FoldEngine;
+import io.github.memorypack.summary.internal.FoldingChatMemory;
+import io.github.memorypack.summary.internal.SummaryMemoryBuilder;
 import io.github.memorypack.summary.internal.SummarySettings;
 import io.github.memorypack.summary.internal.Turns;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -68,25 +54,19 @@ import java.util.function.Function;
  *         .store(store).summarizer(LlmSummarizer.of(cheapModel)).maxTokens(2_000).provider();
  * }</pre>
  */
-public final class SummaryBufferChatMemory implements ChatMemory {
-
-    /** Tokenizer counting messages and summaries when none is set. */
-    public static final TokenCountEstimator DEFAULT_TOKENIZER = Tokenizers.o200k();
-
-    private final SessionMemory memory;
-    private final ViewRules rules;
-    private final FoldEngine engine;
+public final class SummaryBufferChatMemory extends FoldingChatMemory {
 
     private SummaryBufferChatMemory(MemorySettings settings, SummarySettings summarySettings,
                                     Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark,
                                     TokenAccounting calibration) {
-        TokenCountEstimator tokenizer = settings.tokenizer() != null ? settings.tokenizer() : DEFAULT_TOKENIZER;
-        this.rules = settings.rules(tokenizer);
-        this.memory = new SessionMemory(settings.id(), settings.store(), tokenizer, settings.retention(),
-                settings.overflowListener());
-        Object id = settings.id();
-        limits(id, maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
-        this.engine = new FoldEngine(memory, summarySettings, tokenizer, spans -> {
+        super(settings, summarySettings, policy(settings.id(), maxTokens, lowWatermark, calibration));
+        limits(settings.id(), maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
+    }
+
+    /** Fold when the unsummarized turns pass maxTokens; fold the oldest until at or under the watermark. */
+    private static FoldEngine.Policy policy(Object id, Function<Object, Integer> maxTokens,
+                                            Function<Object, Integer> lowWatermark, TokenAccounting calibration) {
+        return spans -> {
             int[] limits = limits(id, maxTokens, lowWatermark);
             double factor = calibration == null ? 1.0 : calibration.calibrationFactor(id);
             long remaining = 0;
@@ -97,6 +77,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
                 return -1;
             }
             long end = -1;
+            // never the newest turn; stop at the first turn that cannot fold yet (folds are prefixes)
             for (int i = 0; i < spans.size() - 1 && remaining * factor > limits[1]; i++) {
                 Turns.Span span = spans.get(i);
                 if (!span.foldable()) {
@@ -106,7 +87,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
                 end = span.end();
             }
             return end;
-        });
+        };
     }
 
     private static int[] limits(Object id, Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark) {
@@ -124,52 +105,13 @@ public final class SummaryBufferChatMemory implements ChatMemory {
     }
 
     @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message; a finished turn may trigger a fold (see the class rules). */
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
-        if (message instanceof AiMessage ai && !ai.hasToolExecutionRequests()) {
-            engine.turnFinished();
-        }
-    }
-
-    /** System message, summary, then the turns the summary does not cover. */
-    @Override
-    public List<ChatMessage> messages() {
-        return new ArrayList<>(engine.view(rules).messages());
-    }
-
-    /** Replaces the whole log with {@code messages} in one store call and drops the summary. */
-    @Override
-    public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: log, summary and state. */
-    @Override
-    public void clear() {
-        memory.clear();
-    }
-
-    /** The stored summary, if any. */
-    public Optional<Summary> summary() {
-        return engine.summary();
-    }
-
-    @Override
     public String toString() {
-        return "SummaryBufferChatMemory{id=" + memory.sessionId() + '}';
+        return "SummaryBufferChatMemory{id=" + sessionId() + '}';
     }
 
     /** Builds a {@link SummaryBufferChatMemory}; {@link #summarizer} and {@link #maxTokens} are required. */
-    public static final class Builder {
+    public static final class Builder extends SummaryMemoryBuilder<Builder> {
 
-        private final MemorySettings settings = new MemorySettings();
-        private final SummarySettings summarySettings = new SummarySettings();
         private Function<Object, Integer> maxTokens;
         private Function<Object, Integer> lowWatermark;
         private TokenAccounting calibration;
@@ -177,21 +119,8 @@ public final class SummaryBufferChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id (the session id, validated in {@link #build()}); default {@code "default"}. */
-        public Builder id(Object id) {
-            settings.id(id);
-            return this;
-        }
-
-        /** The store holding log and summary; default a new {@link io.github.memorypack.core.InMemorySessionStore}. */
-        public Builder store(SessionStore store) {
-            settings.store(store);
-            return this;
-        }
-
-        /** Writes the summaries. Required. */
-        public Builder summarizer(Summarizer summarizer) {
-            summarySettings.summarizer(summarizer);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -218,57 +147,12 @@ public final class SummaryBufferChatMemory implements ChatMemory {
         }
 
         /**
-         * Longest summary accepted, in tokens; longer ones are rejected as failures. Default: the
-         * summarizer's own cap for {@link LlmSummarizer} and {@link ExtractiveSummarizer}, else 1,000.
-         */
-        public Builder maxSummaryTokens(int maxSummaryTokens) {
-            summarySettings.maxSummaryTokens(maxSummaryTokens);
-            return this;
-        }
-
-        /** Counts each message once, when added, and each summary; default {@link Tokenizers#o200k()}. */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
-        }
-
-        /** Folds on this executor instead of inside {@code add()}: the turn never waits for the summarizer. */
-        public Builder executor(Executor executor) {
-            summarySettings.executor(executor);
-            return this;
-        }
-
-        /** Told about failed folds; default {@link SummaryFailureListener#logging()}. */
-        public Builder failureListener(SummaryFailureListener listener) {
-            summarySettings.failureListener(listener);
-            return this;
-        }
-
-        /** Records summarizer calls and binds requests for {@link TokenAccounting#listener}. */
-        public Builder tokenAccounting(TokenAccounting accounting) {
-            summarySettings.accounting(accounting);
-            return this;
-        }
-
-        /**
          * Multiplies token counts by {@code accounting}'s per-session calibration factor (reported /
          * estimated) before comparing them with the limits. Also sets it as the {@link #tokenAccounting}.
          */
         public Builder calibrateWith(TokenAccounting accounting) {
-            summarySettings.accounting(accounting);
+            tokenAccounting(accounting);
             this.calibration = accounting;
-            return this;
-        }
-
-        /** Timestamps summaries; default the system UTC clock. */
-        public Builder clock(Clock clock) {
-            summarySettings.clock(clock);
-            return this;
-        }
-
-        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. Never what the view shows. */
-        public Builder retention(Retention retention) {
-            settings.retention(retention);
             return this;
         }
 
@@ -284,7 +168,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /**
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
-         * these settings and the same store.
+         * these settings and the same store (the default store is created once, here).
          *
          * @throws IllegalArgumentException if no summarizer or no {@code maxTokens} is set
          */
@@ -295,18 +179,14 @@ public final class SummaryBufferChatMemory implements ChatMemory {
             Function<Object, Integer> max = maxTokens;
             Function<Object, Integer> low = lowWatermark;
             TokenAccounting calibrate = calibration;
-            return memoryId -> {
-                MemorySettings forId = snapshot.copy();
-                forId.id(memoryId);
-                return new SummaryBufferChatMemory(forId, summarySnapshot, max, low, calibrate);
-            };
+            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low, calibrate);
         }
 
         private void validate() {
             if (maxTokens == null) {
                 throw new IllegalArgumentException("maxTokens is required");
             }
-            summarySettings.validate();
+            validateShared();
         }
     }
 }

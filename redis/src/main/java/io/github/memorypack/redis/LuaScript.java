@@ -30,10 +30,6 @@ final class LuaScript {
         }
     }
 
-    String sha() {
-        return sha;
-    }
-
     private static String sha1Hex(String text) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));

@@ -223,7 +223,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public List<String> sessions() {
         Set<String> ids = new TreeSet<>(); // a cluster scan visits replicas too: dedupe
-        call("sessions", "*", () -> {
+        call("sessions", null, () -> {
             ScanIteration scan = jedis.scanIteration(SCAN_COUNT, keys.metaPattern());
             while (!scan.isIterationCompleted()) {
                 for (String key : scan.nextBatchList()) {
@@ -287,12 +287,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 
+    /** Runs a Redis call; any Jedis failure becomes a {@link StoreException} naming the operation and session. */
     private static <T> T call(String operation, String sessionId, Supplier<T> action) {
         try {
             return action.get();
         } catch (JedisException e) {
-            throw new StoreException("Redis " + operation + " failed for session '" + sessionId + "': "
-                    + e.getMessage(), e);
+            String session = sessionId == null ? "" : " for session '" + sessionId + "'";
+            throw new StoreException("Redis " + operation + " failed" + session + ": " + e.getMessage(), e);
         }
     }
 

@@ -8,6 +8,7 @@ import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InvalidSessionIdException;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.internal.EntryCodec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * What is particular to the Redis store (layout, scripts, TTL, escaping), run on a standalone server
@@ -128,6 +130,31 @@ abstract class RedisSessionStoreBehaviourTest {
                     .isInstanceOf(InvalidSessionIdException.class);
         }
         assertThat(client.scanIteration(100, RedisKeys.escapeGlob(prefix) + "*").collect(new ArrayList<>())).isEmpty();
+    }
+
+    @Test
+    void should_throw_store_exception_and_write_nothing_when_redis_refuses_an_append_half_way() {
+        // given: the log key holds a string, so the script's LLEN fails after its idempotency check
+        client.set(prefix + "{broken}:log", "not a list");
+
+        // when / then
+        assertThatThrownBy(() -> store.append("broken", batch("a"), "k"))
+                .isInstanceOf(StoreException.class).hasMessageContaining("Redis append failed for session 'broken'")
+                .hasCauseInstanceOf(JedisDataException.class);
+        assertThat(client.exists(prefix + "{broken}:keys")).isFalse();
+        assertThat(client.exists(prefix + "{broken}:meta")).isFalse();
+        assertThat(store.sessions()).isEmpty();
+    }
+
+    @Test
+    void should_throw_store_exception_when_a_stored_line_is_unreadable() {
+        // given
+        store.append("s", batch("a"));
+        client.rpush(prefix + "{s}:log", "{\"index\":1,\"garbage\":true}");
+
+        // when / then
+        assertThatThrownBy(() -> store.read("s", 0, 10)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("unreadable entry in session 's'");
     }
 
     @Test

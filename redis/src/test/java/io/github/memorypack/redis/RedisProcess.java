@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.embedded.core.ExecutableProvider;
 
@@ -129,10 +130,14 @@ final class RedisProcess implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
         while (true) {
             try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-                // while loading an AOF the server answers LOADING: wait for a real PONG
-                if ("PONG".equals(jedis.ping())) {
+                jedis.ping();
+                return;
+            } catch (JedisDataException e) {
+                // up, but NOAUTH (requirepass) is an answer too; LOADING (AOF replay) is not ready yet
+                if (e.getMessage() == null || !e.getMessage().startsWith("LOADING")) {
                     return;
                 }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             } catch (JedisException e) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     throw new IllegalStateException("redis-server did not start: " + command + " log in " + dir, e);

@@ -93,6 +93,27 @@ class RedisSessionStoreBuilderTest {
     }
 
     @Test
+    void should_pass_the_password_through_when_the_server_requires_one() {
+        try (RedisProcess secured = RedisProcess.start("--requirepass", "s3cret")) {
+            // given
+            List<NewEntry> hello = List.of(NewEntry.of(UserMessage.from("hello")));
+            try (RedisSessionStore withPassword = RedisSessionStore.builder().host("127.0.0.1").port(secured.port())
+                         .password("s3cret").build();
+                 RedisSessionStore withUriPassword = RedisSessionStore.builder()
+                         .uri("redis://:s3cret@127.0.0.1:" + secured.port() + "/0").build();
+                 RedisSessionStore withoutPassword = RedisSessionStore.builder().host("127.0.0.1")
+                         .port(secured.port()).build()) {
+                // when
+                withPassword.append("s", hello);
+
+                // then
+                assertThat(withUriPassword.getMessages("s")).containsExactly(UserMessage.from("hello"));
+                assertThatThrownBy(() -> withoutPassword.append("s", hello)).isInstanceOf(StoreException.class);
+            }
+        }
+    }
+
+    @Test
     void should_not_close_a_given_client_when_the_store_is_closed() {
         try (JedisPooled client = TestRedis.standaloneClient()) {
             RedisSessionStore.builder().client(client).build().close();

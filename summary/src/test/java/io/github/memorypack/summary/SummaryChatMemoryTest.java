@@ -127,6 +127,33 @@ class SummaryChatMemoryTest {
                 .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).hasSize(4);
     }
 
+    @Test
+    void should_fold_interrupted_tool_call_once_two_newer_turns_exist_when_its_result_never_came() {
+        // given: a tool call whose result never came (the process died), then the user goes on
+        SummaryChatMemory memory = memory().build();
+        ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
+        memory.add(UserMessage.from("book the hotel"));
+        memory.add(AiMessage.from(List.of(call)));
+        memory.add(UserMessage.from("hello again"));
+        memory.add(AiMessage.from("hi"));
+
+        // then: not folded yet; the view shows the call repaired, as the shared rules do
+        assertThat(summarizer.calls()).isEmpty();
+        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
+                ToolExecutionResultMessage.from(call, ViewRules.INTERRUPTED_TOOL_RESULT),
+                UserMessage.from("hello again"), AiMessage.from("hi"));
+
+        // when
+        memory.add(UserMessage.from("still there?"));
+        memory.add(AiMessage.from("yes"));
+
+        // then: the interrupted turn and everything after it fold together
+        assertThat(summarizer.calls()).singleElement().satisfies(c -> assertThat(c.messages()).containsExactly(
+                UserMessage.from("book the hotel"), AiMessage.from(List.of(call)), UserMessage.from("hello again"),
+                AiMessage.from("hi"), UserMessage.from("still there?"), AiMessage.from("yes")));
+        assertThat(memory.messages()).containsExactly(summaryMessage("summary 1 of 6 more messages"));
+    }
+
     @ParameterizedTest
     @EnumSource(ScriptedFailure.class)
     void should_lose_nothing_report_and_retry_next_turn_when_summarizer_fails(ScriptedFailure failure) {

@@ -259,6 +259,53 @@ class SummaryChatMemoryTest {
     }
 
     @Test
+    void should_report_and_not_throw_when_executor_refuses_fold() {
+        // given
+        SummaryChatMemory memory = memory().executor(task -> {
+            throw new java.util.concurrent.RejectedExecutionException("shut down");
+        }).build();
+
+        // when
+        turn(memory, 1);
+
+        // then
+        assertThat(failures).singleElement().satisfies(f -> {
+            assertThat(f.cause()).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(f.fromIndex()).isEqualTo(-1);
+        });
+        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("question 1"), AiMessage.from("answer 1"));
+    }
+
+    @Test
+    void should_report_store_failure_during_inline_fold_instead_of_failing_the_turn() {
+        // given: a store whose range reads fail (the fold's read), everything else works
+        boolean[] failReads = {false};
+        SessionStore failing = (SessionStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {SessionStore.class}, (proxy, method, args) -> {
+                    if (failReads[0] && method.getName().equals("read")) {
+                        throw new io.github.memorypack.core.StoreException("disk gone");
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        SummaryChatMemory memory = memory().store(failing).build();
+        memory.add(UserMessage.from("question 1"));
+        failReads[0] = true;
+
+        // when
+        memory.add(AiMessage.from("answer 1"));
+
+        // then: the answer is stored, the failure reported, no summary
+        assertThat(failures).singleElement().extracting(SummaryFailure::cause)
+                .isInstanceOf(io.github.memorypack.core.StoreException.class);
+        assertThat(store.getMessages("s1")).containsExactly(UserMessage.from("question 1"), AiMessage.from("answer 1"));
+        assertThat(store.state("s1").summary()).isEmpty();
+    }
+
+    @Test
     void should_drop_summary_when_set_replaces_log() {
         // given
         SummaryChatMemory memory = memory().build();

@@ -1,6 +1,7 @@
 package io.github.memorypack.core.view;
 
 import dev.langchain4j.data.message.ChatMessage;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,7 +20,7 @@ public final class View {
 
     View(List<ChatMessage> messages, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries) {
-        this.messages = List.copyOf(messages);
+        this.messages = Collections.unmodifiableList(messages); // built by ViewRules for this view alone
         this.limit = limit;
         this.size = size;
         this.turns = turns;

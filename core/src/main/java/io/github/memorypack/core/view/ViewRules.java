@@ -16,7 +16,7 @@ import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.Tokenizers;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -143,8 +143,11 @@ public final class ViewRules {
         Objects.requireNonNull(limit, "limit");
         long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
         boolean skippedCovered = false;
-        List<Unit> units = new ArrayList<>();
-        Map<String, ArrayDeque<Unit>> open = new HashMap<>();
+        // a slot is an Entry (a plain message) or a Unit (an AI message with tool requests and its results)
+        List<Object> slots = new ArrayList<>(entries.size());
+        int[] turnStarts = new int[16];
+        int turns = 0;
+        Map<String, ArrayDeque<Unit>> open = null;
         for (Entry entry : entries) {
             if (entry.index() < covered) {
                 skippedCovered = true;
@@ -157,42 +160,44 @@ public final class ViewRules {
             if (message instanceof ToolExecutionResultMessage) {
                 ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
                 String key = key(result.id(), result.toolName());
-                ArrayDeque<Unit> waiting = open.get(key);
+                ArrayDeque<Unit> waiting = open == null ? null : open.get(key);
                 Unit unit = waiting == null ? null : waiting.pollFirst();
                 if (unit != null) {
                     unit.answer(key, entry);
                 }
                 continue; // a result matching no open request is an orphan: dropped
             }
-            Unit unit = new Unit(entry);
-            units.add(unit);
             if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
+                Unit unit = new Unit(entry);
+                if (open == null) {
+                    open = new HashMap<>();
+                }
                 for (ToolExecutionRequest request : ((AiMessage) message).toolExecutionRequests()) {
                     String key = key(request.id(), request.name());
                     unit.pending.add(new Pending(key, request));
                     open.computeIfAbsent(key, k -> new ArrayDeque<>()).add(unit);
                 }
+                slots.add(unit);
+                continue;
             }
+            if (message instanceof UserMessage) {
+                if (turns == turnStarts.length) {
+                    turnStarts = Arrays.copyOf(turnStarts, turns * 2);
+                }
+                turnStarts[turns++] = slots.size();
+            }
+            slots.add(entry);
         }
-        List<Turn> turns = new ArrayList<>();
-        Turn turn = null;
-        for (int i = 0; i < units.size(); i++) {
-            Unit unit = units.get(i);
-            if (!unit.pending.isEmpty() && i == units.size() - 1) {
-                break; // an unanswered call at the very end may still be running: not shown yet
-            }
-            if (unit.head.message() instanceof UserMessage) {
-                turn = new Turn();
-                turns.add(turn);
-            }
-            if (turn != null) {
-                unit.addItemsTo(turn.items);
-            }
+        int end = slots.size();
+        if (end > 0 && slots.get(end - 1) instanceof Unit && !((Unit) slots.get(end - 1)).pending.isEmpty()) {
+            end--; // an unanswered call at the very end may still be running: not shown yet
         }
-        return select(state, turns, limit, skippedCovered);
+        return select(state, slots, turnStarts, turns, end, limit, skippedCovered);
     }
 
-    private View select(SessionState state, List<Turn> turns, ViewLimit limit, boolean skippedCovered) {
+    /** Chooses the newest turns within the limit; turn t is slots[turnStarts[t], next start or end). */
+    private View select(SessionState state, List<Object> slots, int[] turnStarts, int turns, int end, ViewLimit limit,
+                        boolean skippedCovered) {
         List<ChatMessage> pinned = new ArrayList<>(2);
         state.systemMessage().ifPresent(pinned::add);
         SystemMessage summary = state.summary().map(ViewRules::summaryMessage).orElse(null);
@@ -200,7 +205,7 @@ public final class ViewRules {
             pinned.add(summary);
         }
         boolean tokens = limit.countsTokens();
-        int size;
+        long size;
         if (tokens) {
             size = replyTokens();
             if (state.systemMessage().isPresent()) {
@@ -213,47 +218,98 @@ public final class ViewRules {
             size = limit.unit() == ViewLimit.Unit.TURNS ? 0 : pinned.size();
         }
         int selected = 0;
-        int fromEnd = 0;
-        List<List<ChatMessage>> chosen = new ArrayList<>();
-        for (int t = turns.size() - 1; t >= 0; t--) {
-            boolean newest = t == turns.size() - 1;
-            List<Item> items = turns.get(t).items;
-            List<ChatMessage> rendered = new ArrayList<>(items.size());
-            int turnSize = 0;
-            for (int i = items.size() - 1; i >= 0; i--, fromEnd++) {
-                Item item = items.get(i);
-                ChatMessage message = rewrite(item, newest, fromEnd);
-                rendered.add(message);
-                turnSize += tokens ? tokensOf(item, message) : 1;
+        int shownItems = 0;
+        for (int t = turns - 1; t >= 0; t--) {
+            int from = turnStarts[t];
+            int to = t + 1 < turns ? turnStarts[t + 1] : end;
+            boolean newest = t == turns - 1;
+            int items = 0;
+            for (int i = from; i < to; i++) {
+                Object slot = slots.get(i);
+                items += slot instanceof Entry ? 1 : ((Unit) slot).size();
             }
+            long turnSize;
             if (limit.unit() == ViewLimit.Unit.TURNS) {
                 turnSize = 1;
+            } else if (tokens) {
+                turnSize = tokens(slots, from, to, newest, shownItems + items);
+            } else {
+                turnSize = items;
             }
-            if (!newest && limit.cuts() && (long) size + turnSize > limit.value()) {
+            if (!newest && limit.cuts() && size + turnSize > limit.value()) {
                 break;
             }
-            Collections.reverse(rendered);
-            chosen.add(rendered);
-            size = (int) Math.min(Integer.MAX_VALUE, (long) size + turnSize);
+            size += turnSize;
+            shownItems += items;
             selected++;
         }
-        List<ChatMessage> messages = new ArrayList<>(pinned);
-        for (int c = chosen.size() - 1; c >= 0; c--) {
-            messages.addAll(chosen.get(c));
+        List<ChatMessage> messages = new ArrayList<>(pinned.size() + shownItems);
+        messages.addAll(pinned);
+        long firstIndex = -1;
+        if (selected > 0) {
+            int first = turnStarts[turns - selected];
+            int newestStart = turnStarts[turns - 1];
+            firstIndex = ((Entry) slots.get(first)).index();
+            int fromEnd = shownItems;
+            for (int i = first; i < end; i++) {
+                Object slot = slots.get(i);
+                boolean newest = i >= newestStart;
+                if (slot instanceof Entry) {
+                    messages.add(shown(((Entry) slot).message(), (Entry) slot, newest, --fromEnd));
+                } else {
+                    for (Object item : ((Unit) slot).items()) {
+                        messages.add(shown(messageOf(item), entryOf(item), newest, --fromEnd));
+                    }
+                }
+            }
         }
-        long firstIndex = selected == 0 ? -1 : turns.get(turns.size() - selected).items.get(0).entry.index();
-        boolean needsOlder = selected == turns.size() && !skippedCovered;
-        return new View(messages, limit, size, selected, firstIndex, needsOlder);
+        boolean needsOlder = selected == turns && !skippedCovered;
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+        return new View(messages, limit, viewSize, selected, firstIndex, needsOlder);
     }
 
-    private ChatMessage rewrite(Item item, boolean newestTurn, int fromEnd) {
-        ChatMessage message = item.message;
-        if (item.entry == null) {
+    /** Tokens of the turn in slots[from, to), as shown; {@code itemsToEnd} counts its items and all newer ones. */
+    private long tokens(List<Object> slots, int from, int to, boolean newest, int itemsToEnd) {
+        long tokens = 0;
+        int fromEnd = itemsToEnd;
+        for (int i = from; i < to; i++) {
+            Object slot = slots.get(i);
+            if (slot instanceof Entry) {
+                tokens += tokensShown((Entry) slot, (Entry) slot, newest, --fromEnd);
+            } else {
+                for (Object item : ((Unit) slot).items()) {
+                    tokens += tokensShown(item, entryOf(item), newest, --fromEnd);
+                }
+            }
+        }
+        return tokens;
+    }
+
+    private int tokensShown(Object item, Entry entry, boolean newestTurn, int fromEnd) {
+        ChatMessage original = messageOf(item);
+        ChatMessage shown = shown(original, entry, newestTurn, fromEnd);
+        if (entry != null && shown == original) {
+            return storedTokens(entry);
+        }
+        return tokenizer().estimateTokenCountInMessage(shown);
+    }
+
+    private static ChatMessage messageOf(Object item) {
+        return item instanceof Entry ? ((Entry) item).message() : (ChatMessage) item;
+    }
+
+    private static Entry entryOf(Object item) {
+        return item instanceof Entry ? (Entry) item : null;
+    }
+
+    /** The message as the cost rules show it; {@code entry} is null for a synthetic repair. */
+    private ChatMessage shown(ChatMessage message, Entry entry, boolean newestTurn, int fromEnd) {
+        if (entry == null) {
             return message;
         }
         if (!newestTurn && toolResultPreviewTokens > 0 && message instanceof ToolExecutionResultMessage
-                && storedTokens(item.entry) > toolResultPreviewTokens) {
-            message = preview((ToolExecutionResultMessage) message, storedTokens(item.entry));
+                && storedTokens(entry) > toolResultPreviewTokens) {
+            message = preview((ToolExecutionResultMessage) message, storedTokens(entry));
         }
         if (keepImagesInNewest >= 0 && fromEnd >= keepImagesInNewest) {
             message = withoutImages(message);
@@ -306,13 +362,6 @@ public final class ViewRules {
         return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
     }
 
-    private int tokensOf(Item item, ChatMessage rendered) {
-        if (item.entry != null && rendered == item.entry.message()) {
-            return storedTokens(item.entry);
-        }
-        return tokenizer().estimateTokenCountInMessage(rendered);
-    }
-
     private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
         Counted counted = cache.get();
         if (counted == null || !counted.message.equals(message)) {
@@ -330,17 +379,6 @@ public final class ViewRules {
     public String toString() {
         return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
                 + ", keepImagesInNewest=" + keepImagesInNewest + '}';
-    }
-
-    /** A message the view may show; {@code entry} is null for a synthetic repair. */
-    private static final class Item {
-        final ChatMessage message;
-        final Entry entry;
-
-        Item(ChatMessage message, Entry entry) {
-            this.message = message;
-            this.entry = entry;
-        }
     }
 
     private static final class Pending {
@@ -373,19 +411,20 @@ public final class ViewRules {
             }
         }
 
-        void addItemsTo(List<Item> items) {
-            items.add(new Item(head.message(), head));
-            for (Entry result : results) {
-                items.add(new Item(result.message(), result));
-            }
-            for (Pending p : pending) {
-                items.add(new Item(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT), null));
-            }
+        int size() {
+            return 1 + results.size() + pending.size();
         }
-    }
 
-    private static final class Turn {
-        final List<Item> items = new ArrayList<>();
+        /** The AI message's entry, its results' entries in log order, then a synthetic result per unanswered request. */
+        List<Object> items() {
+            List<Object> items = new ArrayList<>(size());
+            items.add(head);
+            items.addAll(results);
+            for (Pending p : pending) {
+                items.add(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT));
+            }
+            return items;
+        }
     }
 
     private static final class Counted {

@@ -127,6 +127,33 @@ class SummaryChatMemoryTest {
                 .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.LIST).hasSize(4);
     }
 
+    @Test
+    void should_fold_interrupted_tool_call_once_two_newer_turns_exist_when_its_result_never_came() {
+        // given: a tool call whose result never came (the process died), then the user goes on
+        SummaryChatMemory memory = memory().build();
+        ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
+        memory.add(UserMessage.from("book the hotel"));
+        memory.add(AiMessage.from(List.of(call)));
+        memory.add(UserMessage.from("hello again"));
+        memory.add(AiMessage.from("hi"));
+
+        // then: not folded yet; the view shows the call repaired, as the shared rules do
+        assertThat(summarizer.calls()).isEmpty();
+        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
+                ToolExecutionResultMessage.from(call, ViewRules.INTERRUPTED_TOOL_RESULT),
+                UserMessage.from("hello again"), AiMessage.from("hi"));
+
+        // when
+        memory.add(UserMessage.from("still there?"));
+        memory.add(AiMessage.from("yes"));
+
+        // then: the interrupted turn and everything after it fold together
+        assertThat(summarizer.calls()).singleElement().satisfies(c -> assertThat(c.messages()).containsExactly(
+                UserMessage.from("book the hotel"), AiMessage.from(List.of(call)), UserMessage.from("hello again"),
+                AiMessage.from("hi"), UserMessage.from("still there?"), AiMessage.from("yes")));
+        assertThat(memory.messages()).containsExactly(summaryMessage("summary 1 of 6 more messages"));
+    }
+
     @ParameterizedTest
     @EnumSource(ScriptedFailure.class)
     void should_lose_nothing_report_and_retry_next_turn_when_summarizer_fails(ScriptedFailure failure) {
@@ -229,6 +256,53 @@ class SummaryChatMemoryTest {
         // then
         assertThat(summarizer.calls()).singleElement().extracting(c -> c.messages().size()).isEqualTo(4);
         assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 4 more messages"));
+    }
+
+    @Test
+    void should_report_and_not_throw_when_executor_refuses_fold() {
+        // given
+        SummaryChatMemory memory = memory().executor(task -> {
+            throw new java.util.concurrent.RejectedExecutionException("shut down");
+        }).build();
+
+        // when
+        turn(memory, 1);
+
+        // then
+        assertThat(failures).singleElement().satisfies(f -> {
+            assertThat(f.cause()).isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+            assertThat(f.fromIndex()).isEqualTo(-1);
+        });
+        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("question 1"), AiMessage.from("answer 1"));
+    }
+
+    @Test
+    void should_report_store_failure_during_inline_fold_instead_of_failing_the_turn() {
+        // given: a store whose range reads fail (the fold's read), everything else works
+        boolean[] failReads = {false};
+        SessionStore failing = (SessionStore) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {SessionStore.class}, (proxy, method, args) -> {
+                    if (failReads[0] && method.getName().equals("read")) {
+                        throw new io.github.memorypack.core.StoreException("disk gone");
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        SummaryChatMemory memory = memory().store(failing).build();
+        memory.add(UserMessage.from("question 1"));
+        failReads[0] = true;
+
+        // when
+        memory.add(AiMessage.from("answer 1"));
+
+        // then: the answer is stored, the failure reported, no summary
+        assertThat(failures).singleElement().extracting(SummaryFailure::cause)
+                .isInstanceOf(io.github.memorypack.core.StoreException.class);
+        assertThat(store.getMessages("s1")).containsExactly(UserMessage.from("question 1"), AiMessage.from("answer 1"));
+        assertThat(store.state("s1").summary()).isEmpty();
     }
 
     @Test

@@ -102,27 +102,25 @@ public final class FoldEngine {
             return;
         }
         if (settings.executor() == null) {
-            try {
-                fold();
-            } finally {
-                RUNNING.remove(key);
-            }
+            foldReportingErrors();
             return;
         }
         try {
-            settings.executor().execute(() -> {
-                try {
-                    fold();
-                } catch (RuntimeException e) {
-                    // a store failure in the background has no caller to reach: report it
-                    failed(Reason.FAILED, -1, -1, e);
-                } finally {
-                    RUNNING.remove(key);
-                }
-            });
+            settings.executor().execute(this::foldReportingErrors);
         } catch (RejectedExecutionException e) {
             RUNNING.remove(key);
             failed(Reason.FAILED, -1, -1, e);
+        }
+    }
+
+    /** Runs one fold and releases the session; a store failure is reported, never thrown at the turn. */
+    private void foldReportingErrors() {
+        try {
+            fold();
+        } catch (RuntimeException e) {
+            failed(Reason.FAILED, -1, -1, e);
+        } finally {
+            RUNNING.remove(key);
         }
     }
 

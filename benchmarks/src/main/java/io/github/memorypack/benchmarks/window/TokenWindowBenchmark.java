@@ -1,0 +1,114 @@
+package io.github.memorypack.benchmarks.window;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.Tokenizers;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * Cost of one chat turn through a token-limited window: {@code WindowChatMemory.maxTokens(n)} with
+ * {@code Tokenizers.o200k()} against LangChain4j's {@code TokenWindowChatMemory(n)} with
+ * {@code OpenAiTokenCountEstimator("gpt-4o-mini")} (also o200k), both on in-memory stores and
+ * pre-filled with a {@value #HISTORY}-message conversation (about 2.9 million tokens, so every
+ * window is full); plus the floor: counting the tokens of the turn's two new messages alone, the
+ * least any token window must do per turn.
+ *
+ * <p>Keeping the measured state representative: as in {@link MessageWindowBenchmark}, each
+ * iteration is one invocation of a fixed number of turns ({@link Mode#SingleShotTime}, reported per
+ * turn) after {@code @Setup(Level.Iteration)} rebuilt the pre-filled memory, so our log grows by at
+ * most 2×{@value #TURNS} messages (+2%) and LangChain4j's store stays at its full window. LangChain4j's
+ * turns are slow (milliseconds to seconds: it re-counts the whole window several times per turn),
+ * so its iterations run {@value #BASELINE_TURNS} turns, fewer of them.
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 40)
+@Measurement(iterations = 40)
+public class TokenWindowBenchmark {
+
+    static final int HISTORY = 20_000;
+    static final int TURNS = 200;
+    static final int BASELINE_TURNS = 4;
+
+    /** State shared by both memories: the token limit and the pre-filled memory. */
+    @State(Scope.Thread)
+    public abstract static class Window extends TurnState {
+
+        @Param({"2000", "50000", "500000"})
+        public int maxTokens;
+
+        @Setup(Level.Iteration)
+        public void prefill() {
+            start(create(conversation, HISTORY, maxTokens), HISTORY);
+        }
+
+        abstract ChatMemory create(Conversation conversation, int history, int maxTokens);
+    }
+
+    @State(Scope.Thread)
+    public static class Ours extends Window {
+        @Override
+        ChatMemory create(Conversation conversation, int history, int maxTokens) {
+            return Memories.ourTokenWindow(conversation, history, maxTokens);
+        }
+    }
+
+    @State(Scope.Thread)
+    public static class LangChain4j extends Window {
+        @Override
+        ChatMemory create(Conversation conversation, int history, int maxTokens) {
+            return Memories.langChain4jTokenWindow(conversation, history, maxTokens);
+        }
+    }
+
+    /** The floor's state: the same conversation, no memory. */
+    @State(Scope.Thread)
+    public static class Floor {
+        final Conversation conversation = Conversation.standard();
+        final TokenCountEstimator tokenizer = Tokenizers.o200k();
+        long next = HISTORY;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(TURNS)
+    public void memoryPack(Ours window, Blackhole sink) {
+        window.turns(TURNS, sink);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BASELINE_TURNS)
+    @Warmup(iterations = 3)
+    @Measurement(iterations = 6)
+    public void langChain4j(LangChain4j window, Blackhole sink) {
+        window.turns(BASELINE_TURNS, sink);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(TURNS)
+    public void floor(Floor floor, Blackhole sink) {
+        for (int t = 0; t < TURNS; t++) {
+            long user = floor.next;
+            floor.next += 2;
+            ChatMessage question = floor.conversation.message(user);
+            ChatMessage answer = floor.conversation.message(user + 1);
+            sink.consume(floor.tokenizer.estimateTokenCountInMessage(question)
+                    + floor.tokenizer.estimateTokenCountInMessage(answer));
+        }
+    }
+}

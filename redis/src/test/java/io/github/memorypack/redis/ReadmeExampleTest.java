@@ -1,0 +1,37 @@
+package io.github.memorypack.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The example from redis/README.md, compiled and run against the test server. */
+class ReadmeExampleTest {
+
+    @Test
+    void should_run_the_readme_example_when_redis_is_up() {
+        String redisUrl = TestRedis.standaloneUri();
+
+        // --- README example starts
+        try (RedisSessionStore store = RedisSessionStore.builder()
+                .uri(redisUrl)                        // or .host("redis").port(6379), or .client(jedisPooled)
+                .keyPrefix("my-app:chat:")
+                .ttl(Duration.ofDays(7))              // a session expires 7 days after its last write
+                .connectTimeout(Duration.ofSeconds(2))
+                .socketTimeout(Duration.ofSeconds(2))
+                .build()) {
+
+            // every Memory Pack memory takes the store (LangChain4j's own memories too, as a ChatMemoryStore)
+            ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
+            memory.add(UserMessage.from("Hi, I'm Ada."));
+            // --- README example ends
+
+            assertThat(store.getMessages("user-42")).containsExactly(UserMessage.from("Hi, I'm Ada."));
+            assertThat(store.readLast("user-42", 1).get(0).index()).isZero();
+            store.delete("user-42");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+package io.github.memorypack.redis;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.embedded.core.ExecutableProvider;
+
+/**
+ * A real {@code redis-server} started by the tests on a free loopback port: the binary packaged in
+ * {@code com.github.codemonstur:embedded-redis} for this OS/architecture, or else {@code redis-server}
+ * from the PATH. Can be killed with SIGKILL and restarted on the same port and data directory.
+ */
+final class RedisProcess implements AutoCloseable {
+
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final File binary;
+    private final Path dir;
+    private final int port;
+    private final List<String> options;
+    private Process process;
+
+    private RedisProcess(File binary, Path dir, int port, List<String> options) {
+        this.binary = binary;
+        this.dir = dir;
+        this.port = port;
+        this.options = List.copyOf(options);
+    }
+
+    /** Starts a server with extra config options such as {@code "--appendonly", "yes"}. */
+    static RedisProcess start(String... options) {
+        try {
+            RedisProcess server = new RedisProcess(binary(), Files.createTempDirectory("redis-test"), freePort(),
+                    List.of(options));
+            server.startProcess();
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A single-node Redis Cluster owning all 16384 slots. */
+    static RedisProcess startCluster() {
+        RedisProcess server = start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+        try (Jedis jedis = new Jedis("127.0.0.1", server.port)) {
+            int[] slots = new int[16384];
+            for (int i = 0; i < slots.length; i++) {
+                slots[i] = i;
+            }
+            jedis.clusterAddSlots(slots); // ADDSLOTSRANGE needs Redis 7; the packaged server is 6.2
+            long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+            while (!jedis.clusterInfo().contains("cluster_state:ok")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cluster did not become ready: " + jedis.clusterInfo());
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+        }
+        return server;
+    }
+
+    static File binary() {
+        try {
+            File file = ExecutableProvider.newJarResourceProvider().get();
+            if (file.setExecutable(true) && file.canExecute()) {
+                return file;
+            }
+        } catch (IOException | RuntimeException e) {
+            // no packaged binary for this platform: fall through to the PATH
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            File candidate = new File(dir, "redis-server");
+            if (candidate.canExecute()) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("no redis-server: embedded-redis has no binary for this platform and "
+                + "none is on the PATH (install Debian's redis-server, or set REDIS_URL)");
+    }
+
+    int port() {
+        return port;
+    }
+
+    String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** SIGKILL: no shutdown save, no goodbye to clients. */
+    void kill() {
+        process.destroyForcibly();
+        waitForExit();
+    }
+
+    /** Starts the server again on the same port and data directory. */
+    void restart() {
+        startProcess();
+    }
+
+    @Override
+    public void close() {
+        if (process != null) {
+            process.destroyForcibly();
+            waitForExit();
+        }
+    }
+
+    private void startProcess() {
+        List<String> command = new ArrayList<>(List.of(binary.getAbsolutePath(),
+                "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
+                "--save", "", "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning",
+                "--logfile", dir.resolve("redis.log").toString()));
+        command.addAll(options);
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + command, e);
+        }
+        long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
+        while (true) {
+            try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+                jedis.ping();
+                return;
+            } catch (JedisDataException e) {
+                // up, but NOAUTH (requirepass) is an answer too; LOADING (AOF replay) is not ready yet
+                if (e.getMessage() == null || !e.getMessage().startsWith("LOADING")) {
+                    return;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            } catch (JedisException e) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException("redis-server did not start: " + command + " log in " + dir, e);
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+        }
+    }
+
+    private void waitForExit() {
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package io.github.memorypack.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.InvalidSessionIdException;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.StoreException;
+import io.github.memorypack.core.internal.EntryCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * What is particular to the Redis store (layout, scripts, TTL, escaping), run on a standalone server
+ * and on a single-node cluster by the two subclasses. The shared contract runs separately.
+ */
+abstract class RedisSessionStoreBehaviourTest {
+
+    UnifiedJedis client;
+    String prefix;
+    RedisSessionStore store;
+
+    abstract UnifiedJedis newClient();
+
+    @BeforeEach
+    void setUp() {
+        client = newClient();
+        prefix = TestRedis.freshPrefix();
+        store = RedisSessionStore.builder().client(client).keyPrefix(prefix).build();
+    }
+
+    @AfterEach
+    void tearDown() {
+        store.close();
+        client.close();
+    }
+
+    static List<NewEntry> batch(String... texts) {
+        List<NewEntry> entries = new ArrayList<>();
+        for (String text : texts) {
+            entries.add(NewEntry.of(UserMessage.from(text), text.length()));
+        }
+        return entries;
+    }
+
+    static List<String> texts(List<Entry> entries) {
+        return entries.stream().map(e -> ((UserMessage) e.message()).singleText()).toList();
+    }
+
+    @Test
+    void should_store_one_list_line_per_entry_in_the_core_codec_when_appending() {
+        // when
+        List<Entry> stored = store.append("s1", batch("a", "b"));
+
+        // then
+        assertThat(client.lrange(prefix + "{s1}:log", 0, -1))
+                .containsExactly(EntryCodec.encodeEntry(stored.get(0)), EntryCodec.encodeEntry(stored.get(1)));
+        assertThat(client.hget(prefix + "{s1}:meta", "base")).isEqualTo("0");
+        assertThat(stored).extracting(Entry::index).containsExactly(0L, 1L);
+    }
+
+    @Test
+    void should_keep_indices_stable_when_the_log_is_trimmed() {
+        // given
+        store.append("s", batch("0", "1", "2", "3", "4"));
+
+        // when
+        store.trim("s", 3);
+        List<Entry> appended = store.append("s", batch("5"));
+
+        // then
+        assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(3L, 4L, 5L);
+        assertThat(store.read("s", 4, 1)).extracting(Entry::index).containsExactly(4L);
+        assertThat(store.readLast("s", 2)).extracting(Entry::index).containsExactly(4L, 5L);
+        assertThat(appended.get(0).index()).isEqualTo(5);
+        assertThat(store.nextIndex("s")).isEqualTo(6);
+        assertThat(client.hget(prefix + "{s}:meta", "base")).isEqualTo("3");
+    }
+
+    @Test
+    void should_forget_keys_of_trimmed_batches_only_when_trimming() {
+        // given
+        store.append("s", batch("a"), "k1");
+        store.append("s", batch("b", "c"), "k2");
+
+        // when
+        store.trim("s", 2); // drops k1's entry and half of k2's batch
+
+        // then
+        assertThat(texts(store.append("s", batch("a2"), "k1"))).containsExactly("a2");
+        assertThat(texts(store.append("s", batch("b2"), "k2"))).containsExactly("b2");
+        store.append("s", batch("c"), "k3");
+        store.trim("s", 0);
+        assertThat(texts(store.append("s", batch("other"), "k3"))).containsExactly("c");
+    }
+
+    @Test
+    void should_list_sessions_sorted_and_forget_them_when_deleted() {
+        // given
+        store.append("b", batch("1"));
+        store.compareAndSetState("a", 0, SessionState.EMPTY.withAttributes(Map.of("k", "v")));
+        store.append("c", batch("1"));
+        store.trim("c", 1); // an emptied log is still a session
+
+        // when
+        store.delete("b");
+
+        // then
+        assertThat(store.sessions()).containsExactly("a", "c");
+        assertThat(client.exists(prefix + "{b}:log")).isFalse();
+        assertThat(client.exists(prefix + "{b}:meta")).isFalse();
+    }
+
+    @Test
+    void should_reject_a_bad_session_id_before_touching_redis_when_given_one() {
+        for (String bad : List.of("../x", "a*", "a{b}", "", "..")) {
+            assertThatThrownBy(() -> store.append(bad, batch("x"))).isInstanceOf(InvalidSessionIdException.class);
+            assertThatThrownBy(() -> store.readLast(bad, 1)).isInstanceOf(InvalidSessionIdException.class);
+            assertThatThrownBy(() -> store.compareAndSetState(bad, 0, SessionState.EMPTY))
+                    .isInstanceOf(InvalidSessionIdException.class);
+        }
+        assertThat(client.scanIteration(100, RedisKeys.escapeGlob(prefix) + "*").collect(new ArrayList<>())).isEmpty();
+    }
+
+    @Test
+    void should_throw_store_exception_and_write_nothing_when_redis_refuses_an_append_half_way() {
+        // given: the log key holds a string, so the script's LLEN fails after its idempotency check
+        client.set(prefix + "{broken}:log", "not a list");
+
+        // when / then
+        assertThatThrownBy(() -> store.append("broken", batch("a"), "k"))
+                .isInstanceOf(StoreException.class).hasMessageContaining("Redis append failed for session 'broken'")
+                .hasCauseInstanceOf(JedisDataException.class);
+        assertThat(client.exists(prefix + "{broken}:keys")).isFalse();
+        assertThat(client.exists(prefix + "{broken}:meta")).isFalse();
+        assertThat(store.sessions()).isEmpty();
+    }
+
+    @Test
+    void should_throw_store_exception_when_a_stored_line_is_unreadable() {
+        // given
+        store.append("s", batch("a"));
+        client.rpush(prefix + "{s}:log", "{\"index\":1,\"garbage\":true}");
+
+        // when / then
+        assertThatThrownBy(() -> store.read("s", 0, 10)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("unreadable entry in session 's'");
+    }
+
+    @Test
+    void should_run_scripts_again_when_the_server_forgot_them() {
+        // given
+        store.append("s", batch("a"));
+        flushScripts();
+
+        // when
+        store.append("s", batch("b"));
+
+        // then
+        assertThat(texts(store.read("s", 0, 10))).containsExactly("a", "b");
+    }
+
+    abstract void flushScripts();
+
+    @Test
+    void should_set_the_ttl_on_every_key_of_the_session_when_writing() {
+        // given
+        RedisSessionStore expiring = RedisSessionStore.builder().client(client).keyPrefix(prefix)
+                .ttl(Duration.ofSeconds(30)).build();
+
+        // when
+        expiring.append("t", batch("a"), "k");
+        expiring.compareAndSetState("t", 0, SessionState.EMPTY.withAttributes(Map.of("a", "b")));
+
+        // then
+        for (String part : List.of("log", "meta", "keys", "state")) {
+            assertThat(client.pttl(prefix + "{t}:" + part)).as(part).isBetween(1L, 30_000L);
+        }
+        client.pexpire(prefix + "{t}:log", 5_000);
+        expiring.append("t", batch("b")); // every write refreshes the TTL
+        assertThat(client.pttl(prefix + "{t}:log")).isGreaterThan(5_000L);
+        store.append("no-ttl", batch("a"));
+        assertThat(client.pttl(prefix + "{no-ttl}:log")).isEqualTo(-1L);
+    }
+
+    @Test
+    void should_keep_keys_and_patterns_literal_when_prefix_holds_glob_and_tag_characters() {
+        // given
+        String nasty = "t*?[ab]\\:{x}-" + java.util.UUID.randomUUID() + ":";
+        RedisSessionStore literal = RedisSessionStore.builder().client(client).keyPrefix(nasty).build();
+        // an unescaped pattern "t*?[ab]\:{x}...{*}:meta" would match this key ('*' and '?' widen, [ab] matches 'a')
+        String lookalike = "tXYa:{x}-" + nasty.substring(nasty.indexOf('-') + 1) + "{victim}:meta";
+        client.hset(lookalike, "base", "0");
+        try {
+            // when
+            literal.append("s.1", batch("a"));
+            literal.append("s-2", batch("b"));
+            List<String> sessions = literal.sessions();
+            literal.delete("s.1");
+
+            // then
+            assertThat(sessions).containsExactly("s-2", "s.1");
+            assertThat(client.exists(nasty + "{s-2}:log")).isTrue();
+            assertThat(client.hget(lookalike, "base")).isEqualTo("0");
+            assertThat(literal.sessions()).containsExactly("s-2");
+        } finally {
+            client.del(lookalike);
+            literal.delete("s-2");
+        }
+    }
+
+    @Test
+    void should_read_only_the_requested_range_when_reading_a_window() {
+        // given
+        List<NewEntry> many = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            many.add(NewEntry.of(UserMessage.from("m" + i)));
+        }
+        store.append("w", many);
+
+        // when / then
+        assertThat(texts(store.read("w", 45, 3))).containsExactly("m45", "m46", "m47");
+        assertThat(texts(store.read("w", 48, 10))).containsExactly("m48", "m49");
+        assertThat(store.read("w", 50, 10)).isEmpty();
+        assertThat(store.read("w", Long.MAX_VALUE, Integer.MAX_VALUE)).isEmpty();
+        assertThat(store.read("w", 0, 0)).isEmpty();
+        assertThat(texts(store.readLast("w", 2))).containsExactly("m48", "m49");
+        assertThat(store.readLast("w", 0)).isEmpty();
+    }
+
+    @Test
+    void should_append_big_batches_in_one_script_when_they_exceed_lua_unpack_limits() {
+        // given: Lua's unpack() fails beyond ~8000 values; the script pushes in chunks
+        List<NewEntry> many = new ArrayList<>();
+        for (int i = 0; i < 9_000; i++) {
+            many.add(NewEntry.of(UserMessage.from("m" + i)));
+        }
+
+        // when
+        store.append("big", many);
+
+        // then
+        assertThat(store.nextIndex("big")).isEqualTo(9_000);
+        assertThat(store.readLast("big", 1).get(0).index()).isEqualTo(8_999);
+    }
+}

@@ -1,0 +1,123 @@
+package io.github.memorypack.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.StoreException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPooled;
+
+class RedisSessionStoreBuilderTest {
+
+    @Test
+    void should_refuse_connection_options_when_a_client_is_given() {
+        try (JedisPooled client = TestRedis.standaloneClient()) {
+            assertThatThrownBy(() -> RedisSessionStore.builder().client(client).password("x").build())
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("client");
+            assertThatThrownBy(() -> RedisSessionStore.builder().client(client).socketTimeout(Duration.ofSeconds(1))
+                    .build()).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
+    void should_refuse_two_targets_when_host_uri_and_cluster_are_mixed() {
+        assertThatThrownBy(() -> RedisSessionStore.builder().host("a").uri("redis://b:1").build())
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().port(1)
+                .clusterNodes(Set.of(new HostAndPort("c", 2))).build())
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void should_reject_bad_values_when_building() {
+        assertThatThrownBy(() -> RedisSessionStore.builder().keyPrefix(null).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().ttl(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().ttl(Duration.ofNanos(10)).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().connectTimeout(Duration.ofSeconds(-1)).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().port(70_000).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().uri("http://host:6379").build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().clusterNodes(Set.of()).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().clock(null).build())
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void should_connect_with_host_port_and_timeouts_when_built_from_parts() {
+        // given
+        URI uri = URI.create(TestRedis.standaloneUri());
+        try (RedisSessionStore store = RedisSessionStore.builder().host(uri.getHost()).port(uri.getPort())
+                .connectTimeout(Duration.ofMillis(500)).socketTimeout(Duration.ofMillis(500))
+                .keyPrefix(TestRedis.freshPrefix()).ttl(Duration.ofMinutes(5)).build()) {
+            // when
+            store.append("s", List.of(NewEntry.of(UserMessage.from("hi"))));
+
+            // then
+            assertThat(store.getMessages("s")).containsExactly(UserMessage.from("hi"));
+            assertThat(store.ttl()).contains(Duration.ofMinutes(5));
+            store.delete("s");
+        }
+    }
+
+    @Test
+    void should_throw_store_exception_and_recover_when_redis_is_unreachable() throws Exception {
+        // given: a port nobody listens on
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        try (RedisSessionStore store = RedisSessionStore.builder().host("127.0.0.1").port(port)
+                .connectTimeout(Duration.ofMillis(200)).build()) {
+            // when / then
+            assertThatThrownBy(() -> store.append("s", List.of(NewEntry.of(UserMessage.from("x")))))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageContaining("append").hasMessageContaining("'s'")
+                    .hasCauseInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
+            assertThatThrownBy(store::sessions).isInstanceOf(StoreException.class);
+            assertThatThrownBy(() -> store.state("s")).isInstanceOf(StoreException.class);
+        }
+    }
+
+    @Test
+    void should_pass_the_password_through_when_the_server_requires_one() {
+        try (RedisProcess secured = RedisProcess.start("--requirepass", "s3cret")) {
+            // given
+            List<NewEntry> hello = List.of(NewEntry.of(UserMessage.from("hello")));
+            try (RedisSessionStore withPassword = RedisSessionStore.builder().host("127.0.0.1").port(secured.port())
+                         .password("s3cret").build();
+                 RedisSessionStore withUriPassword = RedisSessionStore.builder()
+                         .uri("redis://:s3cret@127.0.0.1:" + secured.port() + "/0").build();
+                 RedisSessionStore withoutPassword = RedisSessionStore.builder().host("127.0.0.1")
+                         .port(secured.port()).build()) {
+                // when
+                withPassword.append("s", hello);
+
+                // then
+                assertThat(withUriPassword.getMessages("s")).containsExactly(UserMessage.from("hello"));
+                assertThatThrownBy(() -> withoutPassword.append("s", hello)).isInstanceOf(StoreException.class);
+            }
+        }
+    }
+
+    @Test
+    void should_not_close_a_given_client_when_the_store_is_closed() {
+        try (JedisPooled client = TestRedis.standaloneClient()) {
+            RedisSessionStore.builder().client(client).build().close();
+            assertThat(client.ping()).isEqualTo("PONG");
+        }
+    }
+}

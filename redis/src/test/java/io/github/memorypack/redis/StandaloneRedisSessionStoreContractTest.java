@@ -1,0 +1,10 @@
+package io.github.memorypack.redis;
+
+/** The shared store contract on a standalone server, through a builder-made JedisPooled. */
+class StandaloneRedisSessionStoreContractTest extends RedisSessionStoreContractTest {
+
+    @Override
+    RedisSessionStore.Builder connect(RedisSessionStore.Builder builder) {
+        return builder.uri(TestRedis.standaloneUri());
+    }
+}

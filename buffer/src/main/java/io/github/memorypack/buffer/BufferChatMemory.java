@@ -35,6 +35,9 @@ import java.util.function.Function;
  */
 public final class BufferChatMemory extends SessionChatMemory {
 
+    /** How many entries the first read of a session takes; it doubles until the whole log is read. */
+    static final int FIRST_READ = 256;
+
     private final Function<Object, Integer> contextTokens;
 
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
@@ -50,7 +53,8 @@ public final class BufferChatMemory extends SessionChatMemory {
     /** The whole conversation, pinned system message first. */
     @Override
     public List<ChatMessage> messages() {
-        return show(memory.from(rules, currentLimit(), 0));
+        // the whole log once, then only what was appended since (see SessionMemory.tail)
+        return show(memory.tail(rules, currentLimit(), Math.max(FIRST_READ, memory.lastReadCount())));
     }
 
     private ViewLimit currentLimit() {

@@ -31,7 +31,7 @@ import java.util.function.Function;
  *
  * <p>{@link #add} appends one entry (atomic, safe with concurrent requests on the same session;
  * inside a {@link RequestScope} a retried request is stored once). {@link #messages()} reads only
- * the tail of the log it needs. {@link #set} replaces the log in one store call and {@link #clear}
+ * the tail of the log it needs, and after the first read of a session only what was appended since. {@link #set} replaces the log in one store call and {@link #clear}
  * deletes the session. The log is trimmed only by the {@link Retention} policy (default
  * {@link Retention#keepAll()}), and never below what the window shows.
  *

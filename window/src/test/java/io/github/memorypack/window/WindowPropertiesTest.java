@@ -46,17 +46,28 @@ class WindowPropertiesTest {
                 .overflowListener(overflows::add));
         WindowChatMemory trimmed = window(unit, limit, WindowChatMemory.builder().id("s").store(trimmedStore)
                 .retention(Retention.keepLast(1)).overflowListener(o -> { }));
+        WindowChatMemory other = window(unit, limit, WindowChatMemory.builder().id("s").store(store)
+                .overflowListener(o -> { }));
         Model model = new Model();
 
         for (int op : ops) {
-            // when
+            // when: another instance (another request, another process) writes some of the messages,
+            // and some turns add several messages before the next read
             ChatMessage message = model.next(op);
-            memory.add(message);
+            int param = op / 6;
+            (param % 2 == 0 ? memory : other).add(message);
             trimmed.add(message);
+            if (param % 3 == 0) {
+                continue;
+            }
             overflows.clear();
             List<ChatMessage> view = memory.messages();
 
             // then
+            List<ChatMessage> fresh = ViewRules.defaults()
+                    .render(store.state("s"), store.read("s", 0, Integer.MAX_VALUE), ViewLimit.of(unit, limit)).messages();
+            assertThat(view).as("an extended view equals a fresh render of the whole log").isEqualTo(fresh);
+            assertThat(other.messages()).isEqualTo(fresh);
             assertRules(view, model, unit, limit, overflows);
             assertTrimmedViewIsSuffix(trimmed.messages(), view, model.system != null);
             assertThat(store.getMessages("s")).as("eviction never deletes").isEqualTo(model.log);

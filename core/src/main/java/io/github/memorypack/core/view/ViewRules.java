@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -192,12 +193,14 @@ public final class ViewRules {
         if (end > 0 && slots.get(end - 1) instanceof Unit && !((Unit) slots.get(end - 1)).pending.isEmpty()) {
             end--; // an unanswered call at the very end may still be running: not shown yet
         }
-        return select(state, slots, turnStarts, turns, end, limit, skippedCovered);
+        boolean inFlight = end < slots.size();
+        Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+        return select(state, slots, turnStarts, turns, end, limit, skippedCovered, inFlight, last);
     }
 
     /** Chooses the newest turns within the limit; turn t is slots[turnStarts[t], next start or end). */
     private View select(SessionState state, List<Object> slots, int[] turnStarts, int turns, int end, ViewLimit limit,
-                        boolean skippedCovered) {
+                        boolean skippedCovered, boolean inFlight, Entry last) {
         List<ChatMessage> pinned = new ArrayList<>(2);
         state.systemMessage().ifPresent(pinned::add);
         SystemMessage summary = state.summary().map(ViewRules::summaryMessage).orElse(null);
@@ -217,6 +220,8 @@ public final class ViewRules {
         } else {
             size = limit.unit() == ViewLimit.Unit.TURNS ? 0 : pinned.size();
         }
+        long pinnedSize = size;
+        long[] turnSizes = new long[turns];
         int selected = 0;
         int shownItems = 0;
         for (int t = turns - 1; t >= 0; t--) {
@@ -240,19 +245,29 @@ public final class ViewRules {
                 break;
             }
             size += turnSize;
+            turnSizes[t] = turnSize;
             shownItems += items;
             selected++;
         }
         List<ChatMessage> messages = new ArrayList<>(pinned.size() + shownItems);
         messages.addAll(pinned);
         long firstIndex = -1;
+        int[] offsets = new int[selected];
+        long[] firstIndices = new long[selected];
         if (selected > 0) {
-            int first = turnStarts[turns - selected];
+            int firstTurn = turns - selected;
+            int first = turnStarts[firstTurn];
             int newestStart = turnStarts[turns - 1];
             firstIndex = ((Entry) slots.get(first)).index();
             int fromEnd = shownItems;
+            int nextTurn = firstTurn;
             for (int i = first; i < end; i++) {
                 Object slot = slots.get(i);
+                if (nextTurn < turns && i == turnStarts[nextTurn]) {
+                    offsets[nextTurn - firstTurn] = messages.size();
+                    firstIndices[nextTurn - firstTurn] = ((Entry) slot).index();
+                    nextTurn++;
+                }
                 boolean newest = i >= newestStart;
                 if (slot instanceof Entry) {
                     messages.add(shown(((Entry) slot).message(), (Entry) slot, newest, --fromEnd));
@@ -265,7 +280,92 @@ public final class ViewRules {
         }
         boolean needsOlder = selected == turns && !skippedCovered;
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
-        return new View(messages, limit, viewSize, selected, firstIndex, needsOlder);
+        // a view can be extended by later plain messages when no rule looks at what comes after a message
+        boolean extendable = selected > 0 && !inFlight && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0;
+        View.Tail tail = extendable ? new View.Tail(state.version(), pinned.size(), pinnedSize,
+                offsets, Arrays.copyOfRange(turnSizes, turns - selected, turns), firstIndices, last.index(), last.id())
+                : null;
+        return new View(messages, limit, viewSize, selected, firstIndex, needsOlder, tail);
+    }
+
+    /**
+     * The view {@code previous} would become with {@code appended} added to the log, computed from
+     * {@code previous} alone — or empty when that is not possible and a caller must {@link #render}
+     * again. It is possible when the state has the version {@code previous} was computed from, the
+     * limit is the same, the appended entries are only user messages and AI messages without tool
+     * requests, {@code previous} showed at least one turn, no call was in flight, and no cost rule is
+     * enabled. The result equals what {@link #render} would compute over the same entries.
+     *
+     * @param appended the entries after the newest one {@code previous} was computed from, in index order
+     */
+    public Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
+        View.Tail tail = previous.tail();
+        if (tail == null || tail.stateVersion != state.version() || !previous.limit().equals(limit)) {
+            return Optional.empty();
+        }
+        if (appended.isEmpty()) {
+            return Optional.of(previous);
+        }
+        for (Entry entry : appended) {
+            ChatMessage message = entry.message();
+            boolean plain = message instanceof UserMessage
+                    || (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests());
+            if (!plain) {
+                return Optional.empty();
+            }
+        }
+        List<ChatMessage> old = previous.messages();
+        int oldTurns = tail.sizes.length;
+        int maxTurns = oldTurns + appended.size();
+        int[] offsets = Arrays.copyOf(tail.offsets, maxTurns);
+        long[] sizes = Arrays.copyOf(tail.sizes, maxTurns);
+        long[] firstIndices = Arrays.copyOf(tail.firstIndices, maxTurns);
+        int turns = oldTurns;
+        int length = old.size();
+        boolean tokens = limit.countsTokens();
+        for (Entry entry : appended) {
+            if (entry.message() instanceof UserMessage) {
+                offsets[turns] = length;
+                firstIndices[turns] = entry.index();
+                sizes[turns] = limit.unit() == ViewLimit.Unit.TURNS ? 1 : 0;
+                turns++;
+            }
+            if (limit.unit() != ViewLimit.Unit.TURNS) {
+                sizes[turns - 1] += tokens ? storedTokens(entry) : 1;
+            }
+            length++;
+        }
+        long size = tail.pinnedSize;
+        for (int t = 0; t < turns; t++) {
+            size += sizes[t];
+        }
+        int firstTurn = 0;
+        while (limit.cuts() && firstTurn < turns - 1 && size > limit.value()) {
+            size -= sizes[firstTurn++];
+        }
+        // offsets count positions in "previous messages, then appended messages"
+        int start = offsets[firstTurn];
+        int cut = start - tail.pinnedCount;
+        List<ChatMessage> messages = new ArrayList<>(length - cut);
+        messages.addAll(old.subList(0, tail.pinnedCount));
+        if (start < old.size()) {
+            messages.addAll(old.subList(start, old.size()));
+        }
+        for (int i = Math.max(0, start - old.size()); i < appended.size(); i++) {
+            messages.add(appended.get(i).message());
+        }
+        int shown = turns - firstTurn;
+        int[] shiftedOffsets = new int[shown];
+        for (int t = 0; t < shown; t++) {
+            shiftedOffsets[t] = offsets[firstTurn + t] - cut;
+        }
+        Entry last = appended.get(appended.size() - 1);
+        View.Tail next = new View.Tail(tail.stateVersion, tail.pinnedCount, tail.pinnedSize, shiftedOffsets,
+                Arrays.copyOfRange(sizes, firstTurn, turns), Arrays.copyOfRange(firstIndices, firstTurn, turns),
+                last.index(), last.id());
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+        boolean needsOlder = previous.needsOlderEntries() && firstTurn == 0;
+        return Optional.of(new View(messages, limit, viewSize, shown, firstIndices[firstTurn], needsOlder, next));
     }
 
     /** Tokens of the turn in slots[from, to), as shown; {@code itemsToEnd} counts its items and all newer ones. */

@@ -171,11 +171,13 @@ public final class FoldEngine {
             return true;
         }
         List<ChatMessage> messages = new ArrayList<>();
+        Entry lastFolded = null;
         String previousText = previous == null ? "" : previous.text();
         int inputTokens = tokenizer.estimateTokenCountInText(previousText);
         for (Entry entry : entries) {
             if (entry.index() < end && !(entry.message() instanceof SystemMessage)) {
                 messages.add(entry.message());
+                lastFolded = entry;
                 inputTokens += entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
             }
         }
@@ -208,6 +210,9 @@ public final class FoldEngine {
             if (!Objects.equals(now.summary().orElse(null), previous)) {
                 return true; // another fold (another instance or process) moved the summary first
             }
+            if (!stillInLog(lastFolded)) {
+                return true; // set() replaced the log meanwhile: this summary describes messages that are gone
+            }
             if (memory.store().compareAndSetState(memory.sessionId(), now.version(), now.withSummary(next)).isPresent()) {
                 break;
             }
@@ -217,6 +222,12 @@ public final class FoldEngine {
             settings.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
         }
         return true;
+    }
+
+    /** True if {@code entry} is still in the log (a replace removes every entry; indices never repeat). */
+    private boolean stillInLog(Entry entry) {
+        List<Entry> found = memory.store().read(memory.sessionId(), entry.index(), 1);
+        return !found.isEmpty() && found.get(0).id().equals(entry.id());
     }
 
     private synchronized boolean takeTrigger() {

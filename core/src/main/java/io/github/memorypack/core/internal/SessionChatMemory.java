@@ -39,6 +39,14 @@ public abstract class SessionChatMemory implements ChatMemory {
     @Override
     public final void add(ChatMessage message) {
         memory.add(message);
+        afterAdd(message);
+    }
+
+    /**
+     * Called after {@code message} was appended (for example to start a fold when a turn ends).
+     * Does nothing by default.
+     */
+    protected void afterAdd(ChatMessage message) {
     }
 
     /**

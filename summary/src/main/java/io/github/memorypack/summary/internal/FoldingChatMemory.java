@@ -2,10 +2,9 @@ package io.github.memorypack.summary.internal;
 
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
+import io.github.memorypack.core.internal.SessionChatMemory;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
 import io.github.memorypack.core.view.ViewRules;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,27 +17,18 @@ import java.util.Optional;
  * turn through the shared {@link ViewRules}; {@link #set} replaces the log and drops the summary;
  * {@link #clear} deletes the session. A strategy only supplies its {@link FoldEngine.Policy}.
  */
-public abstract class FoldingChatMemory implements ChatMemory {
+public abstract class FoldingChatMemory extends SessionChatMemory {
 
-    private final SessionMemory memory;
-    private final ViewRules rules;
     private final FoldEngine engine;
 
     protected FoldingChatMemory(MemorySettings settings, SummarySettings summarySettings, FoldEngine.Policy policy) {
-        this.rules = settings.rules();
-        this.memory = settings.sessionMemory(rules, true); // folding adds up the stored counts
+        super(settings, true); // folding adds up the stored counts
         this.engine = new FoldEngine(memory, summarySettings, rules.tokenizer(), policy);
     }
 
+    /** A finished turn (an AI message that calls no tool) may trigger a fold. */
     @Override
-    public final Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message; a finished turn may trigger a fold. */
-    @Override
-    public final void add(ChatMessage message) {
-        memory.add(message);
+    protected final void afterAdd(ChatMessage message) {
         if (message instanceof AiMessage ai && !ai.hasToolExecutionRequests()) {
             engine.turnFinished();
         }
@@ -48,22 +38,6 @@ public abstract class FoldingChatMemory implements ChatMemory {
     @Override
     public final List<ChatMessage> messages() {
         return new ArrayList<>(engine.view(rules).messages());
-    }
-
-    /**
-     * Replaces the whole log with {@code messages} in one store call and drops the summary.
-     *
-     * @throws IllegalArgumentException if {@code messages} is empty
-     */
-    @Override
-    public final void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: log, summary and state. */
-    @Override
-    public final void clear() {
-        memory.clear();
     }
 
     /** The stored summary, if any. */

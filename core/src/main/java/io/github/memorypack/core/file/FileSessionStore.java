@@ -1,0 +1,421 @@
+package io.github.memorypack.core.file;
+
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.StoreException;
+import io.github.memorypack.core.internal.Ids;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded, persistent {@link SessionStore}: plain files in one folder, safe for many threads
+ * and for several processes sharing the folder.
+ *
+ * <pre>{@code
+ * SessionStore store = FileSessionStore.open(Path.of("memory"));
+ * }</pre>
+ *
+ * <h2>Layout on disk</h2>
+ * Per session id (ids are checked by {@link SessionIds} before any I/O, so they are safe file names):
+ * <ul>
+ *   <li>{@code <id>.jsonl} — the log, append-only, one JSON line per entry (the message in
+ *       LangChain4j's own JSON; see {@code EntryCodec}). Every entry of a multi-entry append but the
+ *       last carries a {@code "more":n} field that marks where the append ends.</li>
+ *   <li>{@code <id>.state.json} — the state ({@link SessionState}): system message, summary,
+ *       attributes, version.</li>
+ *   <li>{@code <id>.jsonl.trimmed} — every entry {@link #trim} or {@link #replace} removed, in
+ *       order, so nothing is ever lost.</li>
+ *   <li>{@code <id>.lock} — the cross-process lock, also holding two change counters. It stays after
+ *       {@link #delete}: removing a lock file that another process may be waiting on would let two
+ *       processes lock "the same" file at once.</li>
+ *   <li>{@code <id>.jsonl.torn-<UTC time>} — a torn tail that was set aside (see Recovery).</li>
+ * </ul>
+ * No suffix is the end of another, so two ids never share a file. Folders the store creates are
+ * {@code 0700} and its files {@code 0600} on POSIX file systems.
+ *
+ * <h2>Durability</h2>
+ * {@link #append} encodes the whole batch into one buffer, writes it with one write at the end of the
+ * log and forces it to disk ({@link FileChannel#force}) before it returns; a new log also gets its
+ * folder forced. Its I/O is proportional to the new entries only. Appends that queue up on a session
+ * while another one is being written go out together, with one write and one force (group commit),
+ * each still a contiguous, all-or-nothing run of lines. State updates, {@link #trim} and
+ * {@link #replace} write a temp file, force it, rename it atomically over the old file and force the
+ * folder; trim and replace first append the removed entries to the archive and force it. A call that
+ * throws {@link StoreException} changed nothing visible (an append that failed is truncated away
+ * again). Idempotency keys are rebuilt from the log when a session is first read; {@code trim}
+ * keeps the keys of the entries it keeps.
+ *
+ * <h2>Locking</h2>
+ * Every call on a session holds that session's lock: an in-process lock (shared by all stores of
+ * this JVM on the same folder, since a JVM may hold only one OS lock per file) plus an OS file lock
+ * ({@link FileChannel#lock()}) on {@code <id>.lock}. Index assignment, idempotency checks and state
+ * compare-and-set happen under it, so concurrent appends from threads or processes never lose or
+ * interleave each other's batches. Sessions never wait for each other (up to a rare shared in-process
+ * lock stripe).
+ *
+ * <h2>Caching and other writers</h2>
+ * The store caches each session's parsed entries (for up to {@link Builder#maxCachedSessions}
+ * sessions, least recently used first out). Under the lock it checks the log's identity and size
+ * and the change counters: when another process appended, only the new bytes are parsed; when the
+ * log was rewritten, it is read again. Reads therefore cost O(entries returned) when nothing changed.
+ *
+ * <h2>Recovery</h2>
+ * A crash in the middle of an append can leave a torn tail: a last line without its newline, an
+ * unparsable last line, or the first lines of a multi-entry append. The first call that touches the
+ * session afterwards moves those bytes to {@code <id>.jsonl.torn-<time>}, truncates the log to its
+ * last complete append, logs an SLF4J warning and tells the {@link RecoveryListener}. A torn append
+ * never returned, so nothing acknowledged is lost. A bad line <em>followed by</em> complete lines is
+ * not a torn write: every call on that session then fails with {@link CorruptFileException} naming
+ * the file and line, and nothing is skipped.
+ */
+public final class FileSessionStore implements SessionStore {
+
+    /** Default of {@link Builder#maxCachedSessions(int)}. */
+    public static final int DEFAULT_MAX_CACHED_SESSIONS = 1_000;
+
+    private static final Logger LOG = LoggerFactory.getLogger(FileSessionStore.class);
+
+    // A JVM may hold only one FileLock per file (a second attempt throws), so the in-process half of
+    // a session lock is shared by every store instance in this JVM: a fixed set of stripes, chosen by
+    // the folder's real path and the session id, that never grows.
+    private static final ReentrantLock[] STRIPES = new ReentrantLock[256];
+
+    static {
+        for (int i = 0; i < STRIPES.length; i++) {
+            STRIPES[i] = new ReentrantLock();
+        }
+    }
+
+    private final Path directory;
+    private final Clock clock;
+    private final RecoveryListener recoveryListener;
+    private final Disk disk;
+    private final Map<String, Session> cache;
+
+    private FileSessionStore(Builder builder, Path directory, Disk disk) {
+        this.directory = directory;
+        this.clock = builder.clock;
+        this.recoveryListener = builder.recoveryListener;
+        this.disk = disk;
+        int maxCached = builder.maxCachedSessions;
+        this.cache = new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Session> eldest) {
+                return size() > maxCached;
+            }
+        };
+    }
+
+    /** A store in {@code directory} (created if missing) with the system UTC clock. */
+    public static FileSessionStore open(Path directory) {
+        return builder().directory(directory).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The folder holding the session files (its real path). */
+    public Path directory() {
+        return directory;
+    }
+
+    @Override
+    public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
+        SessionIds.validate(sessionId);
+        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        List<NewEntry> batch = List.copyOf(entries);
+        if (batch.isEmpty()) {
+            return ifExists(sessionId, "append to", List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));
+        }
+        PendingAppend mine = new PendingAppend(batch, idempotencyKey);
+        Session session = session(sessionId);
+        session.enqueue(mine);
+        ReentrantLock stripe = stripe(sessionId);
+        List<Recovery> recoveries = new ArrayList<>(0);
+        stripe.lock();
+        try {
+            // a thread that held the lock before us may have written our append with its own
+            if (!mine.isDone()) {
+                try {
+                    withFileLock(sessionId, "append to", session, recoveries, (s, lease) -> {
+                        s.appendQueued(lease);
+                        return null;
+                    });
+                } finally {
+                    // failed before the queue was taken: withdraw it, so no later call writes it
+                    session.dequeue(mine);
+                }
+            }
+        } finally {
+            stripe.unlock();
+            report(recoveries);
+        }
+        try {
+            return mine.result();
+        } catch (IOException e) {
+            throw failure("append to", sessionId, e);
+        }
+    }
+
+    @Override
+    public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+        SessionIds.validate(sessionId);
+        if (fromIndex < 0) {
+            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
+        }
+        checkCount("maxCount", maxCount);
+        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
+    }
+
+    @Override
+    public List<Entry> readLast(String sessionId, int count) {
+        SessionIds.validate(sessionId);
+        checkCount("count", count);
+        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.readLast(lease, count));
+    }
+
+    @Override
+    public long nextIndex(String sessionId) {
+        SessionIds.validate(sessionId);
+        return ifExists(sessionId, "read", 0L, Session::nextIndex);
+    }
+
+    @Override
+    public SessionState state(String sessionId) {
+        SessionIds.validate(sessionId);
+        return ifExists(sessionId, "read the state of", SessionState.EMPTY, Session::state);
+    }
+
+    @Override
+    public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
+        SessionIds.validate(sessionId);
+        Objects.requireNonNull(newState, "newState");
+        Operation<Optional<SessionState>> cas = (s, lease) -> s.compareAndSetState(lease, expectedVersion, newState);
+        // an unknown session is at version 0: any other expected version fails without creating anything
+        return expectedVersion == 0
+                ? locked(sessionId, "update the state of", cas)
+                : ifExists(sessionId, "update the state of", Optional.empty(), cas);
+    }
+
+    @Override
+    public void replace(String sessionId, List<NewEntry> entries) {
+        SessionIds.validate(sessionId);
+        List<NewEntry> batch = List.copyOf(entries);
+        locked(sessionId, "replace the log of", (s, lease) -> {
+            s.replace(lease, batch);
+            return null;
+        });
+    }
+
+    @Override
+    public void trim(String sessionId, long beforeIndex) {
+        SessionIds.validate(sessionId);
+        ifExists(sessionId, "trim", null, (s, lease) -> {
+            s.trim(lease, beforeIndex);
+            return null;
+        });
+    }
+
+    @Override
+    public List<String> sessions() {
+        TreeSet<String> ids = new TreeSet<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                String id = SessionFiles.sessionIdOf(file.getFileName().toString());
+                if (id != null && SessionIds.isValid(id)) {
+                    ids.add(id);
+                }
+            }
+        } catch (IOException e) {
+            throw new StoreException("could not list the sessions in " + directory + ": " + e, e);
+        }
+        return new ArrayList<>(ids);
+    }
+
+    @Override
+    public void delete(String sessionId) {
+        SessionIds.validate(sessionId);
+        ifExists(sessionId, "delete", null, (s, lease) -> {
+            s.delete(lease);
+            return null;
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "FileSessionStore{" + directory + '}';
+    }
+
+    private static void checkCount(String name, int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException(name + " must be >= 0, was " + count);
+        }
+    }
+
+    // ------------------------------------------------------------------ locking
+
+    /** A call on one session, made while its lock is held. */
+    @FunctionalInterface
+    private interface Operation<T> {
+        T apply(Session session, Lease lease) throws IOException;
+    }
+
+    /**
+     * Runs {@code operation} under the session's lock if the session has a log or state file;
+     * otherwise returns {@code absent} without creating anything (not even the lock file).
+     */
+    private <T> T ifExists(String sessionId, String action, T absent, Operation<T> operation) {
+        if (!Files.exists(directory.resolve(sessionId + SessionFiles.LOG))
+                && !Files.exists(directory.resolve(sessionId + SessionFiles.STATE))) {
+            return absent;
+        }
+        return locked(sessionId, action, operation);
+    }
+
+    private <T> T locked(String sessionId, String action, Operation<T> operation) {
+        ReentrantLock stripe = stripe(sessionId);
+        List<Recovery> recoveries = new ArrayList<>(0);
+        stripe.lock();
+        try {
+            // looked up under the lock: whichever instance the cache hands out, one thread uses it at a time
+            return withFileLock(sessionId, action, session(sessionId), recoveries, operation);
+        } finally {
+            stripe.unlock();
+            report(recoveries);
+        }
+    }
+
+    private ReentrantLock stripe(String sessionId) {
+        return STRIPES[Math.floorMod(Objects.hash(directory.toString(), sessionId), STRIPES.length)];
+    }
+
+    /** Runs {@code operation} holding the OS lock; the caller holds the session's stripe. */
+    private <T> T withFileLock(String sessionId, String action, Session session, List<Recovery> recoveries,
+                               Operation<T> operation) {
+        try (FileChannel lock = disk.openOrCreate(session.files.lock); FileLock held = lock.lock()) {
+            return operation.apply(session, Lease.of(lock, clock, recoveries));
+        } catch (IOException | OverlappingFileLockException e) {
+            session.invalidate();
+            throw failure(action, sessionId, e);
+        } catch (RuntimeException | Error e) {
+            session.invalidate();
+            throw e;
+        }
+    }
+
+    private StoreException failure(String action, String sessionId, Exception cause) {
+        return new StoreException("could not " + action + " session '" + sessionId + "' in " + directory + ": "
+                + cause, cause);
+    }
+
+    private Session session(String sessionId) {
+        synchronized (cache) {
+            return cache.computeIfAbsent(sessionId, id -> new Session(new SessionFiles(directory, id), disk));
+        }
+    }
+
+    private void report(List<Recovery> recoveries) {
+        for (Recovery recovery : recoveries) {
+            try {
+                recoveryListener.onRecovery(recovery);
+            } catch (RuntimeException e) {
+                LOG.warn("Recovery listener failed for {}", recovery, e);
+            }
+        }
+    }
+
+    /**
+     * Builds a {@link FileSessionStore}. Only {@link #directory(Path)} is required.
+     */
+    public static final class Builder {
+
+        private Path directory;
+        private Clock clock = Clock.systemUTC();
+        private RecoveryListener recoveryListener = RecoveryListener.ignore();
+        private int maxCachedSessions = DEFAULT_MAX_CACHED_SESSIONS;
+
+        private Builder() {
+        }
+
+        /** The folder for the session files; created (0700 on POSIX) if missing. Required. */
+        public Builder directory(Path directory) {
+            this.directory = directory;
+            return this;
+        }
+
+        /** Where entry timestamps and recovery times come from; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** Told about every torn tail the store sets aside; default: nothing besides the SLF4J warning. */
+        public Builder onRecovery(RecoveryListener listener) {
+            this.recoveryListener = listener;
+            return this;
+        }
+
+        /**
+         * How many sessions keep their parsed entries in memory; least recently used ones beyond it are
+         * dropped and re-read from disk when used again. Default {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         */
+        public Builder maxCachedSessions(int maxCachedSessions) {
+            this.maxCachedSessions = maxCachedSessions;
+            return this;
+        }
+
+        /**
+         * Creates the folder if needed and returns the store.
+         *
+         * @throws IllegalArgumentException if the folder is missing or not a folder, a value is
+         *                                  {@code null}, or {@code maxCachedSessions < 1}
+         * @throws StoreException           if the folder cannot be created or resolved
+         */
+        public FileSessionStore build() {
+            if (directory == null) {
+                throw new IllegalArgumentException("directory is required");
+            }
+            if (clock == null) {
+                throw new IllegalArgumentException("clock must not be null");
+            }
+            if (recoveryListener == null) {
+                throw new IllegalArgumentException("recovery listener must not be null");
+            }
+            if (maxCachedSessions < 1) {
+                throw new IllegalArgumentException("maxCachedSessions must be >= 1, was " + maxCachedSessions);
+            }
+            if (Files.exists(directory) && !Files.isDirectory(directory)) {
+                throw new IllegalArgumentException("not a directory: " + directory);
+            }
+            Disk disk = Disk.of(directory);
+            try {
+                disk.createDirectories(directory);
+                return new FileSessionStore(this, directory.toRealPath(), disk);
+            } catch (IOException e) {
+                throw new StoreException("could not open the session folder " + directory + ": " + e, e);
+            }
+        }
+    }
+}

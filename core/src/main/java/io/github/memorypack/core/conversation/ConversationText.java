@@ -1,0 +1,91 @@
+package io.github.memorypack.core.conversation;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ChatMessageType;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.CustomMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.Entry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Messages as plain text for people, logs and prompts: {@code [timestamp] Role: content}. Roles are
+ * {@code System}, {@code User}, {@code Assistant}, {@code Tool} and {@code Custom}; non-text contents
+ * appear as {@code [image]}, {@code [audio]}…; tool calls as {@code [tool call name(arguments)]}.
+ */
+public final class ConversationText {
+
+    private ConversationText() {
+    }
+
+    /** The role word for a message type. */
+    public static String role(ChatMessageType type) {
+        switch (type) {
+            case SYSTEM: return "System";
+            case USER: return "User";
+            case AI: return "Assistant";
+            case TOOL_EXECUTION_RESULT: return "Tool";
+            default: return "Custom";
+        }
+    }
+
+    /** The readable text of a message (every text part, tool calls and results, custom attributes). */
+    public static String text(ChatMessage message) {
+        if (message instanceof SystemMessage) {
+            return ((SystemMessage) message).text();
+        }
+        if (message instanceof UserMessage) {
+            UserMessage user = (UserMessage) message;
+            List<String> parts = new ArrayList<>();
+            for (Content content : user.contents()) {
+                parts.add(content instanceof TextContent ? ((TextContent) content).text()
+                        : "[" + content.type().name().toLowerCase(Locale.ROOT) + "]");
+            }
+            String text = String.join("\n", parts);
+            return user.name() == null ? text : user.name() + ": " + text;
+        }
+        if (message instanceof AiMessage) {
+            AiMessage ai = (AiMessage) message;
+            List<String> parts = new ArrayList<>();
+            if (ai.text() != null) {
+                parts.add(ai.text());
+            }
+            for (ToolExecutionRequest request : ai.toolExecutionRequests()) {
+                parts.add("[tool call " + request.name() + "(" + request.arguments() + ")]");
+            }
+            return String.join("\n", parts);
+        }
+        if (message instanceof ToolExecutionResultMessage) {
+            ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
+            return "[" + result.toolName() + "] " + result.text();
+        }
+        if (message instanceof CustomMessage) {
+            return String.valueOf(((CustomMessage) message).attributes());
+        }
+        return String.valueOf(message);
+    }
+
+    /** {@code [timestamp] Role: content}. */
+    public static String line(Entry entry) {
+        return "[" + entry.timestamp() + "] " + role(entry.message().type()) + ": " + text(entry.message());
+    }
+
+    /** One {@link #line} per entry, separated by line breaks. */
+    public static String history(List<Entry> entries) {
+        StringBuilder out = new StringBuilder();
+        for (Entry e : entries) {
+            if (out.length() > 0) {
+                out.append('\n');
+            }
+            out.append(line(e));
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,262 @@
+package io.github.memorypack.core.conversation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.langchain4j.data.message.ChatMessageType;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.internal.EntryCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Conversation utilities that work on any {@link SessionStore} (the swarms {@code Conversation}
+ * helpers: export, import, search, counts by role, history as text, plus forking).
+ *
+ * <p>Rules:
+ * <ul>
+ *   <li>Everything reads the session's full retained log, not a memory's view: a search finds what a
+ *       window no longer shows.</li>
+ *   <li>Export/import documents hold the messages (LangChain4j's own JSON), token counts, metadata,
+ *       original indices, ids and timestamps, and the state (system message, summary, attributes).
+ *       On import the target store assigns new indices, ids and timestamps; a summary's covered range
+ *       is moved to the new indices.</li>
+ *   <li>Import and fork never touch an existing session unless told to: import needs
+ *       {@link ImportMode#REPLACE_EXISTING}, fork always needs a new session id. The source of a fork
+ *       is only read.</li>
+ * </ul>
+ */
+public final class Conversations {
+
+    /** The {@code format} field of export documents. */
+    public static final String FORMAT = "memory-pack-session";
+    /** The {@code version} field of export documents this class writes and reads. */
+    public static final int VERSION = 1;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper YAML = new YAMLMapper();
+    private static final int STATE_RETRIES = 10;
+
+    private Conversations() {
+    }
+
+    /** The session's full retained log and state as a JSON or YAML document. */
+    public static String export(SessionStore store, String sessionId, TranscriptFormat format) {
+        Objects.requireNonNull(format, "format");
+        List<Entry> entries = all(store, sessionId);
+        SessionState state = store.state(sessionId);
+        try {
+            ObjectNode doc = JSON.createObjectNode();
+            doc.put("format", FORMAT).put("version", VERSION).put("sessionId", sessionId)
+                    .put("nextIndex", store.nextIndex(sessionId));
+            doc.set("state", JSON.readTree(EntryCodec.encodeState(state)));
+            ArrayNode list = doc.putArray("entries");
+            for (Entry e : entries) {
+                list.add(JSON.readTree(EntryCodec.encodeEntry(e)));
+            }
+            return mapper(format).writerWithDefaultPrettyPrinter().writeValueAsString(doc);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Imports a document written by {@link #export} into {@code targetSessionId}.
+     *
+     * @return the entries stored in the target
+     * @throws IllegalArgumentException if the document is not a valid export
+     * @throws IllegalStateException    if the target exists and the mode is {@link ImportMode#NEW_SESSION_ONLY}
+     */
+    public static List<Entry> importSession(SessionStore store, String targetSessionId, String document,
+                                            TranscriptFormat format, ImportMode mode) {
+        SessionIds.validate(targetSessionId);
+        Objects.requireNonNull(document, "document");
+        Objects.requireNonNull(format, "format");
+        Objects.requireNonNull(mode, "mode");
+        List<Entry> entries = new ArrayList<>();
+        SessionState state;
+        try {
+            JsonNode doc = mapper(format).readTree(document);
+            if (doc == null || !FORMAT.equals(doc.path("format").asText()) || doc.path("version").asInt() != VERSION) {
+                throw new IllegalArgumentException("not a " + FORMAT + " version " + VERSION + " document");
+            }
+            for (JsonNode node : doc.path("entries")) {
+                entries.add(EntryCodec.decodeEntry(JSON.writeValueAsString(node)));
+            }
+            state = doc.hasNonNull("state") ? EntryCodec.decodeState(JSON.writeValueAsString(doc.get("state")))
+                    : SessionState.EMPTY;
+        } catch (IOException e) {
+            throw new IllegalArgumentException("document does not parse as " + format + ": " + e.getMessage(), e);
+        }
+        boolean exists = exists(store, targetSessionId);
+        if (exists && mode == ImportMode.NEW_SESSION_ONLY) {
+            throw new IllegalStateException("session '" + targetSessionId
+                    + "' already exists; import with ImportMode.REPLACE_EXISTING to replace it");
+        }
+        return copy(store, targetSessionId, entries, state, exists);
+    }
+
+    /**
+     * Copies the first {@code turns} turns of {@code sourceSessionId} (everything before its
+     * {@code turns + 1}-th user message) into the new session {@code targetSessionId}. The source is
+     * not changed. The system message and attributes are copied; the summary only if it covers
+     * nothing after the fork point.
+     *
+     * @throws IllegalArgumentException if {@code turns} is negative
+     * @throws IllegalStateException    if the target session exists
+     */
+    public static List<Entry> forkAtTurn(SessionStore store, String sourceSessionId, int turns, String targetSessionId) {
+        if (turns < 0) {
+            throw new IllegalArgumentException("turns must be >= 0, was " + turns);
+        }
+        List<Entry> source = all(store, sourceSessionId);
+        long cut = store.nextIndex(sourceSessionId);
+        int seen = 0;
+        for (Entry e : source) {
+            if (e.message() instanceof UserMessage && seen++ == turns) {
+                cut = e.index();
+                break;
+            }
+        }
+        return forkAtIndex(store, sourceSessionId, cut, targetSessionId);
+    }
+
+    /**
+     * Copies the entries of {@code sourceSessionId} with {@code index < beforeIndex} into the new
+     * session {@code targetSessionId}; see {@link #forkAtTurn}.
+     */
+    public static List<Entry> forkAtIndex(SessionStore store, String sourceSessionId, long beforeIndex,
+                                          String targetSessionId) {
+        SessionIds.validate(targetSessionId);
+        if (sourceSessionId.equals(targetSessionId)) {
+            throw new IllegalArgumentException("a fork needs a new session id");
+        }
+        if (exists(store, targetSessionId)) {
+            throw new IllegalStateException("session '" + targetSessionId + "' already exists; fork into a new id");
+        }
+        List<Entry> kept = new ArrayList<>();
+        for (Entry e : all(store, sourceSessionId)) {
+            if (e.index() < beforeIndex) {
+                kept.add(e);
+            }
+        }
+        SessionState state = store.state(sourceSessionId);
+        if (state.summary().isPresent() && state.summary().get().coveredUntil() > beforeIndex) {
+            state = state.withSummary(null);
+        }
+        return copy(store, targetSessionId, kept, state, false);
+    }
+
+    /** Entries whose {@link ConversationText#text text} contains {@code keyword}, ignoring case, oldest first. */
+    public static List<Entry> search(SessionStore store, String sessionId, String keyword) {
+        Objects.requireNonNull(keyword, "keyword");
+        if (keyword.isEmpty()) {
+            throw new IllegalArgumentException("keyword must not be empty");
+        }
+        String needle = keyword.toLowerCase(Locale.ROOT);
+        List<Entry> found = new ArrayList<>();
+        for (Entry e : all(store, sessionId)) {
+            if (ConversationText.text(e.message()).toLowerCase(Locale.ROOT).contains(needle)) {
+                found.add(e);
+            }
+        }
+        return found;
+    }
+
+    /** Messages and stored token counts by role; entries without a count are counted as such. */
+    public static Map<ChatMessageType, RoleCount> countByRole(SessionStore store, String sessionId) {
+        return countByRole(store, sessionId, null);
+    }
+
+    /**
+     * Messages and tokens by role; an entry without a stored token count is estimated with
+     * {@code estimator} (when not null).
+     */
+    public static Map<ChatMessageType, RoleCount> countByRole(SessionStore store, String sessionId,
+                                                              TokenCountEstimator estimator) {
+        Map<ChatMessageType, RoleCount> counts = new EnumMap<>(ChatMessageType.class);
+        for (Entry e : all(store, sessionId)) {
+            long tokens = e.hasTokenCount() ? e.tokenCount()
+                    : estimator == null ? -1 : estimator.estimateTokenCountInMessage(e.message());
+            counts.merge(e.message().type(), new RoleCount(0, 0, 0).plus(tokens),
+                    (a, b) -> new RoleCount(a.messages() + b.messages(), a.tokens() + b.tokens(),
+                            a.messagesWithoutTokenCount() + b.messagesWithoutTokenCount()));
+        }
+        return counts;
+    }
+
+    /** The full retained log as {@code [timestamp] Role: content} lines. */
+    public static String historyAsText(SessionStore store, String sessionId) {
+        return ConversationText.history(all(store, sessionId));
+    }
+
+    private static List<Entry> all(SessionStore store, String sessionId) {
+        return store.read(sessionId, 0, Integer.MAX_VALUE);
+    }
+
+    private static boolean exists(SessionStore store, String sessionId) {
+        return store.nextIndex(sessionId) > 0 || store.state(sessionId).version() > 0
+                || store.sessions().contains(sessionId);
+    }
+
+    private static ObjectMapper mapper(TranscriptFormat format) {
+        return format == TranscriptFormat.YAML ? YAML : JSON;
+    }
+
+    /** Writes {@code source} (and {@code state}, its summary range moved to the new indices) into the target. */
+    private static List<Entry> copy(SessionStore store, String target, List<Entry> source, SessionState state,
+                                    boolean replace) {
+        List<NewEntry> batch = new ArrayList<>(source.size());
+        for (Entry e : source) {
+            batch.add(NewEntry.of(e.message(), e.tokenCount(), e.metadata()));
+        }
+        List<Entry> stored;
+        if (replace) {
+            store.replace(target, batch);
+            stored = all(store, target);
+        } else {
+            stored = batch.isEmpty() ? List.of() : store.append(target, batch);
+        }
+        SessionState moved = state;
+        if (state.summary().isPresent()) {
+            Summary s = state.summary().get();
+            long covered = store.nextIndex(target);
+            for (int i = 0; i < source.size(); i++) {
+                if (source.get(i).index() >= s.coveredUntil()) {
+                    covered = stored.get(i).index();
+                    break;
+                }
+            }
+            moved = state.withSummary(new Summary(s.text(), covered, s.tokenCount(), s.createdAt()));
+        }
+        boolean hasState = moved.systemMessage().isPresent() || moved.summary().isPresent()
+                || !moved.attributes().isEmpty();
+        if (hasState || replace) {
+            for (int attempt = 0; ; attempt++) {
+                long version = store.state(target).version();
+                if (store.compareAndSetState(target, version, moved).isPresent()) {
+                    break;
+                }
+                if (attempt == STATE_RETRIES) {
+                    throw new IllegalStateException("state of '" + target + "' kept changing while importing");
+                }
+            }
+        }
+        return stored;
+    }
+}

@@ -1,0 +1,805 @@
+package io.github.memorypack.memorymd;
+
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.StoreException;
+import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.internal.Ids;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * A {@link SessionStore} that keeps each session as a human-readable Markdown file,
+ * {@code <directory>/<sessionId>/MEMORY.md} (see {@link MemoryMdFormat} for the format), following
+ * the swarms {@code Conversation} behaviour without its weaknesses.
+ *
+ * <h2>Files of a session</h2>
+ * <ul>
+ *   <li>{@code MEMORY.md}: header ({@code # Agent Memory}, created timestamp, {@code ## Interaction Log})
+ *       written when the session is first written to; an existing file is left as it is and
+ *       parsed back into typed entries with their original roles. One block per message, appended
+ *       as the message is added (write-through).</li>
+ *   <li>{@code state.json}: the {@link SessionState} (the application's system message, summary,
+ *       attributes), replaced atomically. The application's system message never enters MEMORY.md.</li>
+ *   <li>{@code system.jsonl}: system messages appended to the log (for example by LangChain4j's own
+ *       memories); MEMORY.md keeps a placeholder block for each, so the readable file holds only the
+ *       conversation.</li>
+ *   <li>{@code archive/history_<timestamp>.md}: copies of MEMORY.md taken before it is rewritten by
+ *       {@link #compact}, {@link #trim} or {@link #replace}; names never collide (a suffix is added).</li>
+ *   <li>{@code .lock}: the cross-process lock file.</li>
+ * </ul>
+ * Folders are created 0700 and files 0600 where the file system has POSIX permissions. Session ids
+ * are validated by {@link SessionIds}, so a folder is always a direct child of the base folder.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ *   <li>Every operation on a session holds an in-process lock and an exclusive
+ *       {@link java.nio.channels.FileChannel#lock() file lock}, so threads and processes sharing the
+ *       folder are serialized. The file is re-read only when its size, time or identity changed.</li>
+ *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
+ *       device. {@link Durability#OS_BUFFERED}: an append returns after the write; a process crash
+ *       loses nothing, a power loss or kernel crash can lose the appends of the last seconds. Archives,
+ *       rewrites and state are always forced.</li>
+ *   <li>A batch is written with one write; a batch cut short by a crash is recognised on the next
+ *       read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the next
+ *       append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
+ *   <li>Rewrites (compaction, trim, replace) first write the archive (temporary file, force,
+ *       no-replace link, folder force), then the new MEMORY.md (temporary file, force, atomic rename,
+ *       folder force). If any step fails the old MEMORY.md is intact; it is never deleted.</li>
+ *   <li>A file that does not parse throws {@link MemoryMdFormatException} naming the line
+ *       ({@link DamagePolicy#FAIL}, default), or with {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} the
+ *       damaged blocks are skipped, each reported to the warning listener with its line, and every
+ *       good block is loaded. A file over {@link Builder#maxPreloadBytes} is refused with a
+ *       {@link StoreException} instead of being loaded into memory.</li>
+ *   <li>Indices are never reused: the header records the next index, so numbering continues after
+ *       a compaction.</li>
+ *   <li>{@link #persistence(boolean) Persistence can be switched off} at runtime: later appends and
+ *       state updates stay in this store object's memory and the files are not touched; they are not
+ *       written when persistence is switched on again. Meant for one process (another process does
+ *       not see them).</li>
+ * </ul>
+ */
+public final class MemoryMdSessionStore implements SessionStore {
+
+    /** Default {@link Builder#maxPreloadBytes}: 16 MiB. */
+    public static final long DEFAULT_MAX_PRELOAD_BYTES = 16L * 1024 * 1024;
+
+    static final String MEMORY_MD = "MEMORY.md";
+    static final String STATE_JSON = "state.json";
+    static final String ARCHIVE = "archive";
+    private static final String LOCK = ".lock";
+    private static final DateTimeFormatter ARCHIVE_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss.SSSSSSSSS'Z'").withZone(ZoneOffset.UTC);
+    /** One lock per lock file for the whole JVM: file locks are per process, not per thread or store. */
+    private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
+
+    /** How hard an append works to survive a crash. */
+    public enum Durability {
+        /** Each append is forced to the device before it returns. */
+        SYNC,
+        /** Appends are left to the OS; survives a process crash, may lose the last appends on power loss. */
+        OS_BUFFERED
+    }
+
+    /** What to do with a MEMORY.md that does not parse. */
+    public enum DamagePolicy {
+        /** Throw {@link MemoryMdFormatException} naming the line; touch nothing. */
+        FAIL,
+        /** Load every block that parses; report each skipped block, with its line, as a warning. */
+        SKIP_DAMAGED_BLOCKS
+    }
+
+    private final Path directory;
+    private final FileLayer files;
+    private final Clock clock;
+    private final Durability durability;
+    private final DamagePolicy damagePolicy;
+    private final Consumer<String> warnings;
+    private final long maxPreloadBytes;
+    private final TokenCountEstimator tokenizer;
+    private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+    private volatile boolean persistent = true;
+
+    private MemoryMdSessionStore(Builder b) {
+        this.directory = b.directory.toAbsolutePath().normalize();
+        this.files = b.files;
+        this.clock = b.clock;
+        this.durability = b.durability;
+        this.damagePolicy = b.damagePolicy;
+        this.warnings = b.warnings;
+        this.maxPreloadBytes = b.maxPreloadBytes;
+        this.tokenizer = b.tokenizer;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A store with default settings on {@code directory}. */
+    public static MemoryMdSessionStore of(Path directory) {
+        return builder().directory(directory).build();
+    }
+
+    /** The base folder. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** The MEMORY.md of a session (it may not exist yet). */
+    public Path memoryFile(String sessionId) {
+        return sessionDir(sessionId).resolve(MEMORY_MD);
+    }
+
+    /** The archive folder of a session (it may not exist yet). */
+    public Path archiveDirectory(String sessionId) {
+        return sessionDir(sessionId).resolve(ARCHIVE);
+    }
+
+    /**
+     * Switches persistence on or off for this store object. While off, appends and state updates
+     * stay in memory and no file is written; {@link #replace}, {@link #trim}, {@link #compact} and
+     * {@link #delete} throw {@link IllegalStateException}.
+     */
+    public void persistence(boolean enabled) {
+        this.persistent = enabled;
+    }
+
+    /** True while appends are written to the files. */
+    public boolean isPersistent() {
+        return persistent;
+    }
+
+    // ------------------------------------------------------------------------------ SessionStore
+
+    @Override
+    public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
+        SessionIds.validate(sessionId);
+        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        List<NewEntry> batch = List.copyOf(entries);
+        return locked(sessionId, persistent, s -> {
+            if (idempotencyKey != null) {
+                List<Entry> earlier = s.byKey.get(idempotencyKey);
+                if (earlier != null) {
+                    return earlier;
+                }
+            }
+            if (batch.isEmpty()) {
+                return List.of();
+            }
+            Instant now = clock.instant();
+            long next = s.nextIndex();
+            List<Entry> stored = new ArrayList<>(batch.size());
+            for (NewEntry e : batch) {
+                stored.add(new Entry(next++, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
+            }
+            if (!persistent) {
+                s.overlay.addAll(stored);
+            } else {
+                writeEntries(s, stored);
+                s.entries.addAll(stored);
+            }
+            List<Entry> result = Collections.unmodifiableList(stored);
+            if (idempotencyKey != null) {
+                s.byKey.put(idempotencyKey, result);
+            }
+            return result;
+        });
+    }
+
+    @Override
+    public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+        if (fromIndex < 0) {
+            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
+        }
+        if (maxCount < 0) {
+            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
+        }
+        return locked(sessionId, false, s -> {
+            List<Entry> out = new ArrayList<>();
+            for (Entry e : s.all()) {
+                if (out.size() >= maxCount) {
+                    break;
+                }
+                if (e.index() >= fromIndex) {
+                    out.add(e);
+                }
+            }
+            return List.copyOf(out);
+        });
+    }
+
+    @Override
+    public List<Entry> readLast(String sessionId, int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0, was " + count);
+        }
+        return locked(sessionId, false, s -> {
+            List<Entry> all = s.all();
+            return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
+        });
+    }
+
+    @Override
+    public long nextIndex(String sessionId) {
+        return locked(sessionId, false, Session::nextIndex);
+    }
+
+    @Override
+    public SessionState state(String sessionId) {
+        return locked(sessionId, false, Session::state);
+    }
+
+    @Override
+    public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
+        Objects.requireNonNull(newState, "newState");
+        return locked(sessionId, persistent, s -> {
+            if (s.state().version() != expectedVersion) {
+                return Optional.empty();
+            }
+            SessionState stored = newState.withVersion(expectedVersion + 1);
+            if (persistent) {
+                writeState(s, stored);
+            } else {
+                s.overlayState = stored;
+            }
+            return Optional.of(stored);
+        });
+    }
+
+    @Override
+    public void replace(String sessionId, List<NewEntry> entries) {
+        List<NewEntry> batch = List.copyOf(entries);
+        requirePersistence("replace");
+        locked(sessionId, true, s -> {
+            Instant now = clock.instant();
+            long next = s.nextIndex();
+            List<Entry> stored = new ArrayList<>(batch.size());
+            for (NewEntry e : batch) {
+                stored.add(new Entry(next++, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
+            }
+            appendSidecar(s, stored);
+            rewrite(s, stored, next);
+            return null;
+        });
+    }
+
+    @Override
+    public void trim(String sessionId, long beforeIndex) {
+        requirePersistence("trim");
+        locked(sessionId, false, s -> {
+            if (s.entries.isEmpty() || s.entries.get(0).index() >= beforeIndex) {
+                return null;
+            }
+            List<Entry> kept = new ArrayList<>();
+            for (Entry e : s.entries) {
+                if (e.index() >= beforeIndex) {
+                    kept.add(e); // idempotency keys of dropped entries are forgotten when the file is re-read
+                }
+            }
+            rewrite(s, kept, s.nextIndex());
+            return null;
+        });
+    }
+
+    /**
+     * The swarms {@code compact(summary)}: stores {@code summaryText} as the session's
+     * {@link SessionState#summary() summary} covering every entry so far, copies MEMORY.md to
+     * {@code archive/history_<timestamp>.md} (durably), then restarts MEMORY.md with a fresh header
+     * and the summary as its first block. Numbering continues: the next entry gets
+     * {@link #nextIndex} as before. Summary strategies can call it as their compaction step.
+     *
+     * @return the archive written, or empty if MEMORY.md did not exist
+     * @throws StoreException if a step failed; MEMORY.md is then intact (the summary may already be in
+     *                        the state, which is consistent: it covers entries that are still in the log)
+     */
+    public Optional<Path> compact(String sessionId, String summaryText) {
+        Objects.requireNonNull(summaryText, "summaryText");
+        if (summaryText.isBlank()) {
+            throw new IllegalArgumentException("summary text must not be blank");
+        }
+        requirePersistence("compact");
+        return locked(sessionId, true, s -> {
+            long next = s.nextIndex();
+            int tokens = tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInText(summaryText);
+            SessionState state = s.state();
+            writeState(s, state.withSummary(new Summary(summaryText, next, tokens, clock.instant()))
+                    .withVersion(state.version() + 1));
+            return rewrite(s, List.of(), next);
+        });
+    }
+
+    /** Warnings collected while reading the session's file (skipped blocks, interrupted writes). */
+    public List<String> warnings(String sessionId) {
+        return locked(sessionId, false, s -> List.copyOf(s.warnings));
+    }
+
+    @Override
+    public List<String> sessions() {
+        try {
+            List<String> ids = new ArrayList<>();
+            for (String name : files.list(directory)) {
+                Path dir = directory.resolve(name);
+                if (SessionIds.isValid(name)
+                        && (files.exists(dir.resolve(MEMORY_MD)) || files.exists(dir.resolve(STATE_JSON)))) {
+                    ids.add(name);
+                }
+            }
+            sessions.forEach((id, s) -> {
+                if ((!s.overlay.isEmpty() || s.overlayState != null) && !ids.contains(id)) {
+                    ids.add(id);
+                }
+            });
+            Collections.sort(ids);
+            return ids;
+        } catch (IOException e) {
+            throw new StoreException("cannot list sessions in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void delete(String sessionId) {
+        requirePersistence("delete");
+        locked(sessionId, false, false, s -> { // no parse first: a damaged session can still be deleted
+            Path dir = sessionDir(sessionId);
+            for (String name : files.list(dir)) {
+                if (!name.equals(LOCK)) {
+                    files.deleteTree(dir.resolve(name));
+                }
+            }
+            s.reset();
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------------------ internals
+
+    @FunctionalInterface
+    private interface SessionOp<T> {
+        T apply(Session session) throws IOException;
+    }
+
+    private Path sessionDir(String sessionId) {
+        return directory.resolve(SessionIds.validate(sessionId));
+    }
+
+    private void requirePersistence(String operation) {
+        if (!persistent) {
+            throw new IllegalStateException("persistence is switched off: cannot " + operation
+                    + " (the files are left untouched)");
+        }
+    }
+
+    /**
+     * Runs {@code op} on the session under the in-process and the file lock, after bringing the cached
+     * copy up to date with the files. When the session folder does not exist and {@code create} is
+     * false, runs on an empty session without creating anything.
+     */
+    private <T> T locked(String sessionId, boolean create, SessionOp<T> op) {
+        return locked(sessionId, create, true, op);
+    }
+
+    /** {@link #locked(String, boolean, SessionOp)}; {@code load} false skips reading the files (delete). */
+    private <T> T locked(String sessionId, boolean create, boolean load, SessionOp<T> op) {
+        Path dir = sessionDir(sessionId);
+        Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
+        Path lockFile = dir.resolve(LOCK);
+        ReentrantLock jvmLock = JVM_LOCKS.computeIfAbsent(lockFile, p -> new ReentrantLock());
+        jvmLock.lock();
+        try {
+            synchronized (session) {
+                if (!files.exists(dir)) {
+                    if (!create) {
+                        session.noFiles();
+                        return op.apply(session);
+                    }
+                    files.createDirectories(dir);
+                }
+                try (AutoCloseable ignored = files.lock(lockFile)) {
+                    if (load) {
+                        refresh(session);
+                    }
+                    return op.apply(session);
+                }
+            }
+        } catch (StoreException | IllegalArgumentException | IllegalStateException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
+        } catch (Exception e) {
+            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
+        } finally {
+            jvmLock.unlock();
+        }
+    }
+
+    /** Re-reads MEMORY.md and state.json if they changed since this process last saw them. */
+    private void refresh(Session s) throws IOException {
+        FileLayer.FileStamp stamp = files.stamp(s.md);
+        if (stamp == null) {
+            s.clearFile();
+        } else if (!stamp.equals(s.mdStamp)) {
+            load(s, stamp);
+        }
+        FileLayer.FileStamp stateStamp = files.stamp(s.stateFile);
+        if (stateStamp == null) {
+            s.fileState = SessionState.EMPTY;
+            s.stateStamp = null;
+        } else if (!stateStamp.equals(s.stateStamp)) {
+            byte[] json = files.read(s.stateFile);
+            try {
+                s.fileState = EntryCodec.decodeState(new String(json, StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                throw new StoreException(s.stateFile + " does not parse: " + e.getMessage(), e);
+            }
+            s.stateStamp = stateStamp;
+        }
+    }
+
+    private void load(Session s, FileLayer.FileStamp stamp) throws IOException {
+        if (stamp.size() > maxPreloadBytes) {
+            throw new StoreException(s.md + " is " + stamp.size() + " bytes, over the preload limit of "
+                    + maxPreloadBytes + " bytes; compact the session or raise maxPreloadBytes");
+        }
+        byte[] bytes = files.read(s.md);
+        if (bytes == null || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
+            s.clearFile(); // an empty file (for example created by hand): the first write adds the header
+            s.mdStamp = stamp;
+            return;
+        }
+        MemoryMdFormat.Parsed parsed = MemoryMdFormat.parse(bytes, s.md.toString(),
+                damagePolicy == DamagePolicy.SKIP_DAMAGED_BLOCKS);
+        List<String> found = new ArrayList<>(parsed.warnings());
+        Map<String, SystemMessage> sidecar = null;
+        List<Entry> entries = new ArrayList<>(parsed.blocks().size());
+        for (MemoryMdFormat.Block b : parsed.blocks()) {
+            if (b.message() != null) {
+                entries.add(b.toEntry(b.message()));
+                continue;
+            }
+            if (sidecar == null) {
+                sidecar = readSidecar(s);
+            }
+            SystemMessage system = sidecar.get(b.id());
+            if (system != null) {
+                entries.add(b.toEntry(system));
+            } else if (damagePolicy == DamagePolicy.FAIL) {
+                throw new MemoryMdFormatException(s.md.toString(), b.line(),
+                        "system message " + b.id() + " is missing from " + MemoryMdFormat.SIDECAR);
+            } else {
+                found.add(s.md + ", line " + b.line() + ": system message " + b.id() + " is missing from "
+                        + MemoryMdFormat.SIDECAR + " (block skipped)");
+            }
+        }
+        if (parsed.tornAt() >= 0) {
+            found.add(s.md + ", line " + parsed.tornLine() + ": incomplete block left by an interrupted write;"
+                    + " ignored, and moved to " + ARCHIVE + "/torn_<timestamp>.md before the next write");
+        }
+        s.entries.clear();
+        s.entries.addAll(entries);
+        s.byKey.clear();
+        for (Entry e : entries) {
+            e.idempotencyKey().ifPresent(k -> s.byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(e));
+        }
+        s.byKey.replaceAll((k, v) -> Collections.unmodifiableList(v));
+        s.fileNext = parsed.nextIndex();
+        s.validEnd = parsed.validEnd();
+        int end = (int) parsed.validEnd();
+        // keep one blank line between blocks, also after a hand-written block or a missing final newline
+        s.separator = end == 0 || !parsed.endsWithNewline() ? (end == 0 ? "" : "\n\n")
+                : end >= 2 && bytes[end - 2] == '\n' ? "" : "\n";
+        s.tornAt = parsed.tornAt();
+        s.mdStamp = stamp;
+        s.warnings.clear();
+        s.warnings.addAll(found);
+        for (String w : found) {
+            warnings.accept(w);
+        }
+    }
+
+    private Map<String, SystemMessage> readSidecar(Session s) throws IOException {
+        Map<String, SystemMessage> map = new HashMap<>();
+        byte[] bytes = files.read(s.sidecar);
+        if (bytes == null) {
+            return map;
+        }
+        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            try {
+                Entry e = EntryCodec.decodeEntry(line);
+                if (e.message() instanceof SystemMessage) {
+                    map.put(e.id(), (SystemMessage) e.message());
+                }
+            } catch (IllegalArgumentException e) {
+                // a line cut by a crash before its MEMORY.md block was written: no block refers to it
+            }
+        }
+        return map;
+    }
+
+    /** Appends the blocks of {@code stored} as one write (after the sidecar lines of its system messages). */
+    private void writeEntries(Session s, List<Entry> stored) throws IOException {
+        FileLayer.FileStamp stamp = files.stamp(s.md);
+        if (stamp == null || s.validEnd == 0) {
+            files.writeAtomically(s.md, MemoryMdFormat.header(clock.instant(), s.nextIndex())
+                    .getBytes(StandardCharsets.UTF_8));
+            load(s, files.stamp(s.md));
+        }
+        if (s.tornAt >= 0) {
+            byte[] all = files.read(s.md);
+            byte[] torn = Arrays.copyOfRange(all, (int) s.tornAt, all.length);
+            archive(s, "torn", torn);
+            s.tornAt = -1;
+        }
+        appendSidecar(s, stored);
+        StringBuilder text = new StringBuilder();
+        text.append(s.separator);
+        for (int i = 0; i < stored.size(); i++) {
+            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
+        }
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        try {
+            files.writeAt(s.md, s.validEnd, bytes, durability == Durability.SYNC);
+        } catch (IOException e) {
+            s.mdStamp = null; // re-read next time, whatever happened
+            try {
+                files.truncate(s.md, s.validEnd);
+            } catch (IOException again) {
+                e.addSuppressed(again); // the next read ignores the partial batch, the next append cuts it off
+            }
+            throw e;
+        }
+        s.validEnd += bytes.length;
+        s.separator = "";
+        s.fileNext = Math.max(s.fileNext, stored.get(stored.size() - 1).index() + 1);
+        s.mdStamp = files.stamp(s.md);
+    }
+
+    /** Appends the system messages of a batch to system.jsonl, forced, before any block refers to them. */
+    private void appendSidecar(Session s, List<Entry> stored) throws IOException {
+        StringBuilder lines = new StringBuilder();
+        for (Entry e : stored) {
+            if (e.message() instanceof SystemMessage) {
+                lines.append(EntryCodec.encodeEntry(e)).append('\n');
+            }
+        }
+        if (lines.length() == 0) {
+            return;
+        }
+        FileLayer.FileStamp stamp = files.stamp(s.sidecar);
+        long size = stamp == null ? 0 : stamp.size();
+        if (size > 0) {
+            byte[] existing = files.read(s.sidecar);
+            if (existing[existing.length - 1] != '\n') {
+                lines.insert(0, '\n');
+            }
+        }
+        files.writeAt(s.sidecar, size, lines.toString().getBytes(StandardCharsets.UTF_8), true);
+    }
+
+    /**
+     * Archives the current MEMORY.md (if any), then atomically replaces it with a fresh header, the
+     * session's summary block (if it has a summary) and {@code kept}.
+     */
+    private Optional<Path> rewrite(Session s, List<Entry> kept, long nextIndex) throws IOException {
+        Path archived = null;
+        byte[] current = files.read(s.md);
+        if (current != null) {
+            archived = archive(s, "history", current);
+        }
+        StringBuilder text = new StringBuilder(MemoryMdFormat.header(clock.instant(), nextIndex));
+        s.state().summary().ifPresent(summary -> text.append(MemoryMdFormat.summaryBlock(summary)));
+        for (Entry e : kept) {
+            text.append(MemoryMdFormat.block(e, 1, false));
+        }
+        files.writeAtomically(s.md, text.toString().getBytes(StandardCharsets.UTF_8));
+        s.mdStamp = null;
+        load(s, files.stamp(s.md));
+        return Optional.ofNullable(archived);
+    }
+
+    /** Writes {@code bytes} to a new, never-colliding {@code archive/<prefix>_<timestamp>[-n].md}. */
+    private Path archive(Session s, String prefix, byte[] bytes) throws IOException {
+        Path dir = s.dir.resolve(ARCHIVE);
+        files.createDirectories(dir);
+        String base = prefix + "_" + ARCHIVE_TIME.format(clock.instant());
+        for (int n = 0; ; n++) {
+            Path target = dir.resolve(base + (n == 0 ? "" : "-" + n) + ".md");
+            try {
+                files.createNew(target, bytes);
+                return target;
+            } catch (FileAlreadyExistsException e) {
+                // same timestamp as an earlier archive: try the next suffix
+            }
+        }
+    }
+
+    private void writeState(Session s, SessionState state) throws IOException {
+        files.writeAtomically(s.stateFile, EntryCodec.encodeState(state).getBytes(StandardCharsets.UTF_8));
+        s.fileState = state;
+        s.stateStamp = files.stamp(s.stateFile);
+    }
+
+    /** What this process knows about one session; guarded by its monitor and the session locks. */
+    private static final class Session {
+        final Path dir;
+        final Path md;
+        final Path stateFile;
+        final Path sidecar;
+        final List<Entry> entries = new ArrayList<>();
+        final Map<String, List<Entry>> byKey = new HashMap<>();
+        final List<String> warnings = new ArrayList<>();
+        /** Appended while persistence was off: in memory only. */
+        final List<Entry> overlay = new ArrayList<>();
+        SessionState overlayState;
+        FileLayer.FileStamp mdStamp;
+        FileLayer.FileStamp stateStamp;
+        SessionState fileState = SessionState.EMPTY;
+        long fileNext;
+        long validEnd;
+        String separator = "";
+        long tornAt = -1;
+
+        Session(Path dir) {
+            this.dir = dir;
+            this.md = dir.resolve(MEMORY_MD);
+            this.stateFile = dir.resolve(STATE_JSON);
+            this.sidecar = dir.resolve(MemoryMdFormat.SIDECAR);
+        }
+
+        long nextIndex() {
+            long next = fileNext;
+            if (!overlay.isEmpty()) {
+                next = Math.max(next, overlay.get(overlay.size() - 1).index() + 1);
+            }
+            return next;
+        }
+
+        SessionState state() {
+            return overlayState != null ? overlayState : fileState;
+        }
+
+        List<Entry> all() {
+            if (overlay.isEmpty()) {
+                return entries;
+            }
+            List<Entry> all = new ArrayList<>(entries);
+            all.addAll(overlay);
+            all.sort((a, b) -> Long.compare(a.index(), b.index()));
+            return all;
+        }
+
+        void clearFile() {
+            entries.clear();
+            byKey.clear();
+            warnings.clear();
+            for (Entry e : overlay) {
+                e.idempotencyKey().ifPresent(k -> byKey.put(k, List.of(e)));
+            }
+            mdStamp = null;
+            fileNext = 0;
+            validEnd = 0;
+            separator = "";
+            tornAt = -1;
+        }
+
+        void noFiles() {
+            clearFile();
+            fileState = SessionState.EMPTY;
+            stateStamp = null;
+        }
+
+        void reset() {
+            overlay.clear();
+            overlayState = null;
+            noFiles();
+        }
+    }
+
+    /** Builder for {@link MemoryMdSessionStore}; {@link #directory} is required. */
+    public static final class Builder {
+
+        private Path directory;
+        private FileLayer files = FileLayer.system();
+        private Clock clock = Clock.systemUTC();
+        private Durability durability = Durability.SYNC;
+        private DamagePolicy damagePolicy = DamagePolicy.FAIL;
+        private Consumer<String> warnings = message -> System.getLogger(MemoryMdSessionStore.class.getName())
+                .log(System.Logger.Level.WARNING, message);
+        private long maxPreloadBytes = DEFAULT_MAX_PRELOAD_BYTES;
+        private TokenCountEstimator tokenizer;
+
+        private Builder() {
+        }
+
+        /** The base folder; created (0700) on the first write. Required. */
+        public Builder directory(Path directory) {
+            this.directory = directory;
+            return this;
+        }
+
+        /** The file operations; {@link FileLayer#system()} by default. */
+        public Builder fileLayer(FileLayer files) {
+            this.files = files;
+            return this;
+        }
+
+        /** Timestamps of entries, headers and archive names; the system UTC clock by default. */
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** {@link Durability#SYNC} by default. */
+        public Builder durability(Durability durability) {
+            this.durability = durability;
+            return this;
+        }
+
+        /** {@link DamagePolicy#FAIL} by default. */
+        public Builder damagePolicy(DamagePolicy damagePolicy) {
+            this.damagePolicy = damagePolicy;
+            return this;
+        }
+
+        /** Receives each warning (skipped block, interrupted write); the JDK platform logger by default. */
+        public Builder warningListener(Consumer<String> warnings) {
+            this.warnings = warnings;
+            return this;
+        }
+
+        /** Largest MEMORY.md loaded; larger files are refused. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default. */
+        public Builder maxPreloadBytes(long maxPreloadBytes) {
+            this.maxPreloadBytes = maxPreloadBytes;
+            return this;
+        }
+
+        /** Counts the tokens of compaction summaries; without one their count is unknown. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            this.tokenizer = tokenizer;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the directory is missing, a setting is null, or the
+         *                                  preload limit is not positive
+         */
+        public MemoryMdSessionStore build() {
+            if (directory == null) {
+                throw new IllegalArgumentException("directory is required");
+            }
+            if (files == null || clock == null || durability == null || damagePolicy == null || warnings == null) {
+                throw new IllegalArgumentException("fileLayer, clock, durability, damagePolicy and warningListener"
+                        + " must not be null");
+            }
+            if (maxPreloadBytes <= 0) {
+                throw new IllegalArgumentException("maxPreloadBytes must be > 0, was " + maxPreloadBytes);
+            }
+            return new MemoryMdSessionStore(this);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.github.memorypack.memorymd;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.BiPredicate;
+
+/** The real file layer, except that chosen operations on chosen files fail like a full disk would. */
+final class FailingFileLayer implements FileLayer {
+
+    private final FileLayer real = FileLayer.system();
+    private volatile BiPredicate<String, Path> failWhen = (op, path) -> false;
+
+    /** From now on, operation {@code op} ("writeAt", "writeAtomically", "createNew", ...) fails on matching files. */
+    void fail(String op, String fileNameStart) {
+        failWhen = (o, p) -> o.equals(op) && p.getFileName().toString().startsWith(fileNameStart);
+    }
+
+    void heal() {
+        failWhen = (op, path) -> false;
+    }
+
+    private void check(String op, Path path) throws IOException {
+        if (failWhen.test(op, path)) {
+            throw new IOException("No space left on device (simulated " + op + " of " + path.getFileName() + ")");
+        }
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        check("createDirectories", dir);
+        real.createDirectories(dir);
+    }
+
+    @Override
+    public boolean exists(Path path) {
+        return real.exists(path);
+    }
+
+    @Override
+    public FileStamp stamp(Path file) throws IOException {
+        return real.stamp(file);
+    }
+
+    @Override
+    public byte[] read(Path file) throws IOException {
+        check("read", file);
+        return real.read(file);
+    }
+
+    @Override
+    public void writeAt(Path file, long position, byte[] data, boolean force) throws IOException {
+        if (failWhen.test("writeAt", file)) {
+            // a full disk takes part of the write, then fails
+            real.writeAt(file, position, java.util.Arrays.copyOf(data, data.length / 2), false);
+            check("writeAt", file);
+        }
+        real.writeAt(file, position, data, force);
+    }
+
+    @Override
+    public void truncate(Path file, long size) throws IOException {
+        check("truncate", file);
+        real.truncate(file, size);
+    }
+
+    @Override
+    public void writeAtomically(Path target, byte[] data) throws IOException {
+        check("writeAtomically", target);
+        real.writeAtomically(target, data);
+    }
+
+    @Override
+    public void createNew(Path target, byte[] data) throws IOException {
+        check("createNew", target);
+        real.createNew(target, data);
+    }
+
+    @Override
+    public AutoCloseable lock(Path lockFile) throws IOException {
+        return real.lock(lockFile);
+    }
+
+    @Override
+    public List<String> list(Path dir) throws IOException {
+        return real.list(dir);
+    }
+
+    @Override
+    public void deleteTree(Path dir) throws IOException {
+        check("deleteTree", dir);
+        real.deleteTree(dir);
+    }
+}

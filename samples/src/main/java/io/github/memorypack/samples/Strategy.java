@@ -1,6 +1,7 @@
 package io.github.memorypack.samples;
 
 import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.SessionStore;
@@ -54,22 +55,33 @@ public enum Strategy {
     }
 
     /**
-     * A memory of this strategy for {@code sessionId} on {@code store}.
+     * A memory of this strategy for {@code sessionId} on {@code store}: {@link #provider}'s memory for
+     * that id.
+     */
+    public ChatMemory create(String sessionId, SessionStore store, Limits limits, TokenCountEstimator tokenizer,
+                             Summarizer summarizer, TokenAccounting accounting) {
+        return provider(store, limits, tokenizer, summarizer, accounting).get(sessionId);
+    }
+
+    /**
+     * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory of this strategy per
+     * memory id, all on {@code store}.
      *
      * @param summarizer ignored by buffer and window
      * @param accounting where summarizer calls are recorded; ignored by buffer and window
      */
-    public ChatMemory create(String sessionId, SessionStore store, Limits limits, TokenCountEstimator tokenizer,
-                             Summarizer summarizer, TokenAccounting accounting) {
+    public ChatMemoryProvider provider(SessionStore store, Limits limits, TokenCountEstimator tokenizer,
+                                       Summarizer summarizer, TokenAccounting accounting) {
         return switch (this) {
-            case BUFFER -> BufferChatMemory.builder().id(sessionId).store(store).tokenizer(tokenizer).build();
-            case WINDOW -> WindowChatMemory.builder().id(sessionId).store(store).tokenizer(tokenizer)
-                    .maxMessages(limits.windowMessages()).build();
-            case SUMMARY -> SummaryChatMemory.builder().id(sessionId).store(store).tokenizer(tokenizer)
-                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting).build();
-            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().id(sessionId).store(store).tokenizer(tokenizer)
+            case BUFFER -> BufferChatMemory.builder().store(store).tokenizer(tokenizer).provider();
+            case WINDOW -> WindowChatMemory.builder().store(store).tokenizer(tokenizer)
+                    .maxMessages(limits.windowMessages()).provider();
+            case SUMMARY -> SummaryChatMemory.builder().store(store).tokenizer(tokenizer)
+                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting)
+                    .provider();
+            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().store(store).tokenizer(tokenizer)
                     .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxTokens(limits.maxTokens())
-                    .tokenAccounting(accounting).build();
+                    .tokenAccounting(accounting).provider();
         };
     }
 

@@ -6,10 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.summary.ExtractiveSummarizer;
+import io.github.memorypack.summary.LlmSummarizer;
 import io.github.memorypack.summary.TokenAccounting;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +23,7 @@ import okhttp3.mockwebserver.MockWebServer;
 import okhttp3.mockwebserver.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -53,9 +57,7 @@ class AiServicesExampleTest {
     void should_keep_travellers_apart_and_run_the_tool_when_strategy_is_plugged_into_ai_services(Strategy strategy)
             throws Exception {
         // given
-        OpenAiChatModel model = OpenAiChatModel.builder()
-                .baseUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1")
-                .apiKey("test-key").modelName("gpt-4o-mini").maxRetries(0).build();
+        OpenAiChatModel model = model();
         TravelAssistant assistant = AiServicesExample.assistant(model, strategy,
                 FileSessionStore.open(dir), Tokenizers.o200k(), ExtractiveSummarizer.builder().build(),
                 TokenAccounting.create());
@@ -88,6 +90,36 @@ class AiServicesExampleTest {
             assertThat(anaAgain).contains("tool call_1: 400.00 euros per day", "assistant: That is 400 euros a day.");
         }
         assertThat(server.getRequestCount()).isEqualTo(4);
+    }
+
+    @Test
+    void should_answer_through_the_readme_snippet_when_summary_buffer_is_plugged_in() throws Exception {
+        // given
+        OpenAiChatModel chatModel = model();
+        OpenAiChatModel cheapModel = chatModel;
+        Path folder = dir;
+        enqueueText("400 euros a day.");
+
+        // when: the README's example, verbatim
+        TravelAssistant assistant = AiServices.builder(TravelAssistant.class)
+                .chatModel(chatModel)
+                .chatMemoryProvider(SummaryBufferChatMemory.builder()
+                        .store(FileSessionStore.open(folder)).summarizer(LlmSummarizer.of(cheapModel))
+                        .maxTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
+                .tools(new TravelTools())
+                .build();
+        String answer = assistant.chat("ana", "I have 1200 euros for 3 days. Daily budget?");
+
+        // then
+        assertThat(answer).isEqualTo("400 euros a day.");
+        assertThat(takeHistory()).containsExactly(SYSTEM, "user: I have 1200 euros for 3 days. Daily budget?");
+        assertThat(FileSessionStore.open(folder).getMessages("ana")).hasSize(3);
+    }
+
+    private OpenAiChatModel model() {
+        return OpenAiChatModel.builder()
+                .baseUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1")
+                .apiKey("test-key").modelName("gpt-4o-mini").maxRetries(0).build();
     }
 
     private void enqueueText(String text) {

@@ -42,8 +42,8 @@ import java.util.function.Function;
  * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}; with an
  * {@link Builder#executor executor} it runs there and {@code add} returns at once, and until the new
  * summary is stored the view is the old summary plus every unfolded turn. At most one fold of a
- * session runs at a time in this process; a fold that finds the summary moved by someone else is
- * dropped.
+ * session runs at a time in this process (a turn that finishes during a fold makes it look again
+ * when done); a fold that finds the summary moved by someone else is dropped.
  *
  * <p><b>View</b> (through the shared {@link ViewRules}): the application's system message first,
  * then the summary as a system message under {@link ViewRules#SUMMARY_HEADER}, then every turn the

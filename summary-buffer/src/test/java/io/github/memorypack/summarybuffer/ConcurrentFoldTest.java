@@ -39,10 +39,23 @@ class ConcurrentFoldTest {
         RecordingSummarizer recording = new RecordingSummarizer();
         AtomicInteger active = new AtomicInteger();
         AtomicInteger mostAtOnce = new AtomicInteger();
+        // writers pause after a few turns until the first summarizer call starts, and that call waits
+        // until half the turns are in: folds and writes surely overlap
+        CountDownLatch firstFoldStarted = new CountDownLatch(1);
+        CountDownLatch halfWritten = new CountDownLatch(THREADS * TURNS_PER_THREAD / 2);
+        AtomicInteger foldsDuringWrites = new AtomicInteger();
         Summarizer summarizer = (previous, messages) -> {
             mostAtOnce.accumulateAndGet(active.incrementAndGet(), Math::max);
             try {
+                firstFoldStarted.countDown();
+                if (halfWritten.getCount() > 0) {
+                    foldsDuringWrites.incrementAndGet();
+                    halfWritten.await(30, TimeUnit.SECONDS);
+                }
                 return recording.summarize(previous, messages);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             } finally {
                 active.decrementAndGet();
             }
@@ -61,10 +74,14 @@ class ConcurrentFoldTest {
                         .summarizer(summarizer).maxTokens(150).executor(folds).failureListener(failures::add).build();
                 start.await();
                 for (int i = 0; i < TURNS_PER_THREAD; i++) {
+                    if (i == 5) {
+                        firstFoldStarted.await(30, TimeUnit.SECONDS);
+                    }
                     memory.add(SYSTEM);
                     memory.add(UserMessage.from("question " + thread + "-" + i + " about the plan for the trip"));
                     memory.messages();
                     memory.add(AiMessage.from("answer " + thread + "-" + i + " with a few details on the plan"));
+                    halfWritten.countDown();
                 }
                 return null;
             }));
@@ -116,7 +133,8 @@ class ConcurrentFoldTest {
         List<ChatMessage> all = new ArrayList<>(summarized);
         all.addAll(view.subList(2, view.size()));
         assertThat(all).hasSize(THREADS * TURNS_PER_THREAD * 2).doesNotHaveDuplicates();
-        assertThat(calls.size()).isGreaterThan(1);
+        assertThat(foldsDuringWrites.get()).isPositive();
+        assertThat(calls.size()).as("turns that finished during a fold make it fold again").isGreaterThan(1);
         assertThat(failures).isEmpty();
         assertThat(mostAtOnce.get()).as("folds of one session running at once").isEqualTo(1);
     }

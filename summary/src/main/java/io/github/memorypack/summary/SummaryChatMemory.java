@@ -29,8 +29,9 @@ import io.github.memorypack.summary.internal.Turns;
  * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}, so results are
  * deterministic. With an {@link Builder#executor executor} it runs there and {@code add} returns at
  * once; until the new summary is stored the view is the old summary plus every unfolded turn.
- * Either way at most one fold of a session runs at a time in this process, and a fold that finds the
- * summary moved by someone else is dropped.
+ * Either way at most one fold of a session runs at a time in this process (a turn that finishes
+ * during a fold makes it look again when done), and a fold that finds the summary moved by someone
+ * else is dropped.
  *
  * <p><b>View</b> (through the shared {@link ViewRules}): the application's system message first,
  * then the summary as a system message under {@link ViewRules#SUMMARY_HEADER}, then every turn the

@@ -306,6 +306,24 @@ class SummaryChatMemoryTest {
     }
 
     @Test
+    void should_not_store_summary_when_set_replaced_log_while_summarizer_ran() {
+        // given: the log is replaced (by another request) while the summarizer works on the old one
+        SummaryChatMemory memory = memory().build();
+        summarizer.then(() -> {
+            memory.set(List.of(SYSTEM, UserMessage.from("fresh start")));
+            return "summary of messages that are gone";
+        });
+
+        // when
+        turn(memory, 1);
+
+        // then
+        assertThat(summarizer.calls()).hasSize(1);
+        assertThat(memory.summary()).isEmpty();
+        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("fresh start"));
+    }
+
+    @Test
     void should_drop_summary_when_set_replaces_log() {
         // given
         SummaryChatMemory memory = memory().build();

@@ -32,7 +32,8 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Rules: a fold covers a prefix of the unsummarized log ending at a turn boundary; a summary that
  * is thrown, {@code null}, blank or over the cap changes nothing and is reported; a fold whose
  * compare-and-set finds that another fold moved the summary first is dropped (its range is already
- * covered or will be); at most one fold per session runs at once in this process; after k failures
+ * covered or will be); at most one fold per session runs at once in this process, and a turn that
+ * finishes during a fold makes that fold look again when it is done; after k failures
  * in a row the next 2^(k-1) − 1 triggers are skipped (at most {@value #MAX_SKIPPED_TRIGGERS}), so a
  * broken summarizer is not called on every turn.
  */
@@ -52,7 +53,7 @@ public final class FoldEngine {
     /** Most triggers skipped after repeated failures before the next attempt. */
     static final int MAX_SKIPPED_TRIGGERS = 31;
 
-    private static final ConcurrentMap<FoldKey, Boolean> RUNNING = new ConcurrentHashMap<>();
+    private static final ConcurrentMap<FoldKey, Slot> RUNNING = new ConcurrentHashMap<>();
 
     private final SessionMemory memory;
     private final SummarySettings settings;
@@ -95,81 +96,122 @@ public final class FoldEngine {
 
     /**
      * Called when a turn finished: folds now (inline) or hands a fold to the executor (background),
-     * unless a fold of this session is already running or failures asked to wait.
+     * unless failures asked to wait. When a fold of this session is already running, it is asked to
+     * look again once it is done, so turns that finish meanwhile are not left unfolded.
      */
     public void turnFinished() {
-        if (!takeTrigger() || RUNNING.putIfAbsent(key, Boolean.TRUE) != null) {
+        if (!takeTrigger()) {
             return;
+        }
+        Slot mine = new Slot();
+        while (true) {
+            Slot running = RUNNING.putIfAbsent(key, mine);
+            if (running == null) {
+                break;
+            }
+            synchronized (running) {
+                if (!running.done) {
+                    running.again = true;
+                    return;
+                }
+            }
+            // that fold was finishing and has left the map: try to take the session again
         }
         if (settings.executor() == null) {
-            foldReportingErrors();
+            foldWhileAsked(mine);
             return;
         }
         try {
-            settings.executor().execute(this::foldReportingErrors);
+            settings.executor().execute(() -> foldWhileAsked(mine));
         } catch (RejectedExecutionException e) {
-            RUNNING.remove(key);
+            release(mine);
             failed(Reason.FAILED, -1, -1, e);
         }
     }
 
-    /** Runs one fold and releases the session; a store failure is reported, never thrown at the turn. */
-    private void foldReportingErrors() {
-        try {
-            fold();
-        } catch (RuntimeException e) {
-            failed(Reason.FAILED, -1, -1, e);
-        } finally {
-            RUNNING.remove(key);
+    /**
+     * Folds, and folds again while other triggers asked to during the fold, then releases the
+     * session. A failure ends the loop (the backoff decides when to try again); a store failure is
+     * reported, never thrown at the turn.
+     */
+    private void foldWhileAsked(Slot slot) {
+        boolean ok = true;
+        while (ok) {
+            try {
+                ok = fold();
+            } catch (RuntimeException e) {
+                failed(Reason.FAILED, -1, -1, e);
+                ok = false;
+            }
+            synchronized (slot) {
+                if (!ok || !slot.again) {
+                    release(slot);
+                    return;
+                }
+                slot.again = false;
+            }
         }
     }
 
-    private void fold() {
+    private void release(Slot slot) {
+        synchronized (slot) {
+            slot.done = true;
+            RUNNING.remove(key, slot);
+        }
+    }
+
+    /** One fold; false if it failed (and was reported). */
+    private boolean fold() {
         SessionState state = memory.state();
         Summary previous = state.summary().orElse(null);
         long covered = previous == null ? 0 : previous.coveredUntil();
         List<Entry> entries = memory.store().read(memory.sessionId(), covered, Integer.MAX_VALUE);
         long end = policy.foldEnd(Turns.of(entries, tokenizer));
         if (end <= covered) {
-            return;
+            return true;
         }
         List<ChatMessage> messages = new ArrayList<>();
+        Entry lastFolded = null;
         String previousText = previous == null ? "" : previous.text();
         int inputTokens = tokenizer.estimateTokenCountInText(previousText);
         for (Entry entry : entries) {
             if (entry.index() < end && !(entry.message() instanceof SystemMessage)) {
                 messages.add(entry.message());
+                lastFolded = entry;
                 inputTokens += entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
             }
         }
         if (messages.isEmpty()) {
-            return;
+            return true;
         }
         String text;
         try {
             text = settings.summarizer().summarize(previousText, List.copyOf(messages));
         } catch (SummarizationException e) {
             failed(e.reason(), covered, end, e);
-            return;
+            return false;
         } catch (RuntimeException e) {
             failed(Reason.FAILED, covered, end, e);
-            return;
+            return false;
         }
         if (text == null || text.isBlank()) {
             failed(Reason.EMPTY, covered, end, null);
-            return;
+            return false;
         }
         text = text.strip();
         int outputTokens = tokenizer.estimateTokenCountInText(text);
         if (outputTokens > maxSummaryTokens) {
             failed(Reason.TOO_LONG, covered, end, null);
-            return;
+            return false;
         }
         Summary next = new Summary(text, end, outputTokens, settings.clock().instant());
         while (true) {
             SessionState now = memory.state();
             if (!Objects.equals(now.summary().orElse(null), previous)) {
-                return; // another fold (another instance or process) moved the summary first
+                return true; // another fold (another instance or process) moved the summary first
+            }
+            if (!stillInLog(lastFolded)) {
+                return true; // set() replaced the log meanwhile: this summary describes messages that are gone
             }
             if (memory.store().compareAndSetState(memory.sessionId(), now.version(), now.withSummary(next)).isPresent()) {
                 break;
@@ -179,6 +221,13 @@ public final class FoldEngine {
         if (settings.accounting() != null) {
             settings.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
         }
+        return true;
+    }
+
+    /** True if {@code entry} is still in the log (a replace removes every entry; indices never repeat). */
+    private boolean stillInLog(Entry entry) {
+        List<Entry> found = memory.store().read(memory.sessionId(), entry.index(), 1);
+        return !found.isEmpty() && found.get(0).id().equals(entry.id());
     }
 
     private synchronized boolean takeTrigger() {
@@ -206,6 +255,12 @@ public final class FoldEngine {
             settings.accounting().recordSummarizationFailure(memory.sessionId());
         }
         settings.failureListener().onFailure(new SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
+    }
+
+    /** The running fold of a session: asked to look again, or finished. Guarded by its own lock. */
+    private static final class Slot {
+        boolean again;
+        boolean done;
     }
 
     /** Identifies a session across memory instances of this process. */

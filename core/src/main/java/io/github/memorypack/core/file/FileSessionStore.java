@@ -9,7 +9,6 @@ import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.internal.Ids;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -314,7 +313,8 @@ public final class FileSessionStore implements SessionStore {
     /** Runs {@code operation} holding the OS lock; the caller holds the session's stripe. */
     private <T> T withFileLock(String sessionId, String action, Session session, List<Recovery> recoveries,
                                Operation<T> operation) {
-        try (FileChannel lock = disk.openOrCreate(session.files.lock); FileLock held = lock.lock()) {
+        try (FileChannel lock = disk.openOrCreate(session.files.lock)) {
+            lock.lock(); // held until the channel closes
             return operation.apply(session, Lease.of(lock, clock, recoveries));
         } catch (IOException | OverlappingFileLockException e) {
             session.invalidate();

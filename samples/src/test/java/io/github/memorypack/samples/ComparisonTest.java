@@ -3,6 +3,7 @@ package io.github.memorypack.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.memorypack.testkit.OpenAiTestServer;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -132,6 +133,34 @@ class ComparisonTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turns");
         assertThatThrownBy(() -> Comparison.Options.parse(new String[] {"strategies=lru"}, Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lru");
+    }
+
+    @Test
+    void should_use_the_real_model_and_say_so_when_a_key_is_set() throws Exception {
+        // given: an OpenAI-compatible server that answers every request with 10 prompt tokens
+        try (OpenAiTestServer server = new OpenAiTestServer()) {
+            for (int i = 0; i < 4; i++) {
+                server.enqueueText("answer " + i);
+            }
+            Map<String, String> environment = Map.of("OPENAI_API_KEY", "test-key",
+                    "OPENAI_BASE_URL", server.baseUrl());
+            ByteArrayOutputStream console = new ByteArrayOutputStream();
+
+            // when
+            ComparisonReport report = Comparison.run(Comparison.Options.parse(
+                            new String[] {"turns=2", "strategies=buffer", "out=" + out}, Map.of()),
+                    environment, new PrintStream(console, true, StandardCharsets.UTF_8));
+
+            // then
+            assertThat(console.toString(StandardCharsets.UTF_8)).contains("ONLINE: real model gpt-4o-mini");
+            assertThat(server.requestCount()).isEqualTo(4);
+            assertThat(server.takeHistory()).containsExactly("system: " + Replay.SYSTEM.text(),
+                    "user: " + Conversation.builtIn().turns().get(0).user());
+            assertThat(server.takeHistory()).contains("assistant: answer 0");
+            assertThat(report.results().get(0).reportedTotal()).isEqualTo(40);
+            assertThat(report.table().lines().findFirst().orElseThrow()).endsWith("| provider-reported input tokens |");
+            assertThat(report.table()).contains("| 40 |");
+        }
     }
 
     private static List<String> cells(String row) {

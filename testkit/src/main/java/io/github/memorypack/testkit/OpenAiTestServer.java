@@ -36,11 +36,15 @@ public final class OpenAiTestServer implements AutoCloseable {
         server.start(InetAddress.getLoopbackAddress(), 0);
     }
 
+    /** The OpenAI-style base URL of this server, {@code http://127.0.0.1:<port>/v1}. */
+    public String baseUrl() {
+        return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1";
+    }
+
     /** A real LangChain4j OpenAI client pointed at this server (no retries). */
     public OpenAiChatModel model() {
-        return OpenAiChatModel.builder()
-                .baseUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1").apiKey("test-key")
-                .modelName("gpt-4o-mini").maxRetries(0).build();
+        return OpenAiChatModel.builder().baseUrl(baseUrl()).apiKey("test-key").modelName("gpt-4o-mini").maxRetries(0)
+                .build();
     }
 
     /** Queues an assistant answer with this text. */

@@ -40,6 +40,8 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
     public static final List<String> COLUMNS = List.of("strategy", "requests", "mean tokens/request",
             "p95", "max", "total tokens", "% of buffer", "summarizer calls", "summarizer tokens",
             "total incl. summarizer", "probe facts in context");
+    /** The extra column when a real model reported its token usage. */
+    public static final String REPORTED_COLUMN = "provider-reported input tokens";
 
     private static final Color[] COLORS = {new Color(0xD6, 0x27, 0x28), new Color(0x1F, 0x77, 0xB4),
         new Color(0x2C, 0xA0, 0x2C), new Color(0xFF, 0x7F, 0x0E), new Color(0x94, 0x67, 0xBD)};
@@ -70,41 +72,45 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         }
     }
 
-    /** One row per strategy, as the cells of {@link #COLUMNS}. */
+    /** {@link #COLUMNS}, plus the provider-reported input tokens when a real model reported them. */
+    static List<String> columns(List<Replay.Result> results) {
+        List<String> columns = new ArrayList<>(COLUMNS);
+        if (results.stream().anyMatch(r -> r.reportedTotal() >= 0)) {
+            columns.add(REPORTED_COLUMN);
+        }
+        return columns;
+    }
+
+    /** One row per strategy, as the cells of {@link #columns}. */
     static List<List<String>> rows(List<Replay.Result> results) {
         long baseline = results.stream().filter(r -> r.strategy().equals(Strategy.BUFFER.label())).findFirst()
                 .orElse(results.get(0)).totalTokens();
+        boolean reported = columns(results).contains(REPORTED_COLUMN);
         List<List<String>> rows = new ArrayList<>();
         for (Replay.Result r : results) {
-            rows.add(List.of(r.strategy(), number(r.requests()), number(Math.round(r.meanTokens())),
-                    number(r.p95Tokens()), number(r.maxTokens()), number(r.totalTokens()),
-                    String.format(Locale.ROOT, "%.1f%%", 100.0 * r.totalTokens() / baseline),
+            List<String> row = new ArrayList<>(List.of(r.strategy(), number(r.requests()),
+                    number(Math.round(r.meanTokens())), number(r.p95Tokens()), number(r.maxTokens()),
+                    number(r.totalTokens()), String.format(Locale.ROOT, "%.1f%%", 100.0 * r.totalTokens() / baseline),
                     number(r.summarizerCalls()), number(r.summarizerTokens()), number(r.allTokens()),
                     r.factsFound() + "/" + r.factsTotal()));
+            if (reported) {
+                row.add(r.reportedTotal() < 0 ? "-" : number(r.reportedTotal()));
+            }
+            rows.add(List.copyOf(row));
         }
         return rows;
     }
 
     static String table(List<Replay.Result> results) {
-        boolean reported = results.stream().anyMatch(r -> r.reportedTotal() >= 0);
-        List<String> columns = new ArrayList<>(COLUMNS);
-        if (reported) {
-            columns.add("provider-reported input tokens");
-        }
+        List<String> columns = columns(results);
         StringBuilder out = new StringBuilder();
         out.append("| ").append(String.join(" | ", columns)).append(" |\n|");
         for (int i = 0; i < columns.size(); i++) {
             out.append(i == 0 ? "---|" : "---:|");
         }
         out.append('\n');
-        List<List<String>> rows = rows(results);
-        for (int i = 0; i < rows.size(); i++) {
-            out.append("| ").append(String.join(" | ", rows.get(i)));
-            if (reported) {
-                long total = results.get(i).reportedTotal();
-                out.append(" | ").append(total < 0 ? "-" : number(total));
-            }
-            out.append(" |\n");
+        for (List<String> row : rows(results)) {
+            out.append("| ").append(String.join(" | ", row)).append(" |\n");
         }
         return out.toString();
     }
@@ -118,6 +124,7 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setPlotGridLinesColor(new Color(0xE0, 0xE0, 0xE0));
         chart.getStyler().setAntiAlias(true);
+        chart.getStyler().setXAxisTickMarkSpacingHint(80);
         for (int s = 0; s < results.size(); s++) {
             int[] tokens = results.get(s).tokens();
             double[] x = new double[tokens.length];
@@ -142,7 +149,7 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
                 <h1>Memory Pack token-usage comparison</h1>
                 """);
         html.append("<p>").append(escape(header)).append("</p>\n<table id=\"comparison\">\n<tr>");
-        for (String column : COLUMNS) {
+        for (String column : columns(results)) {
             html.append("<th>").append(escape(column)).append("</th>");
         }
         html.append("</tr>\n");
@@ -156,7 +163,7 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         html.append("</table>\n<p><img src=\"").append(CHART_FILE).append("\" width=\"").append(CHART_WIDTH)
                 .append("\" height=\"").append(CHART_HEIGHT)
                 .append("\" alt=\"prompt tokens per request, one line per strategy\"></p>\n");
-        html.append("<p>Tokens are the prompt tokens of each request (o200k estimate). Probe facts are the "
+        html.append("<p>Tokens are the prompt tokens of each request (our estimate). Probe facts are the "
                 + "probe answers' facts found in the request the model receives at that probe.</p>\n");
         for (Replay.Result r : results) {
             if (!r.missingFacts().isEmpty()) {

@@ -158,8 +158,10 @@ class ComparisonTest {
                     "user: " + Conversation.builtIn().turns().get(0).user());
             assertThat(server.takeHistory()).contains("assistant: answer 0");
             assertThat(report.results().get(0).reportedTotal()).isEqualTo(40);
-            assertThat(report.table().lines().findFirst().orElseThrow()).endsWith("| provider-reported input tokens |");
+            assertThat(report.table().lines().findFirst().orElseThrow()).endsWith("| " + ComparisonReport.REPORTED_COLUMN + " |");
             assertThat(report.table()).contains("| 40 |");
+            assertThat(Files.readString(report.htmlFile())).contains("<th>" + ComparisonReport.REPORTED_COLUMN + "</th>",
+                    "<td class=\"n\">40</td>");
         }
     }
 

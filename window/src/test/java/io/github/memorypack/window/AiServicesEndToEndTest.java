@@ -10,6 +10,7 @@ import dev.langchain4j.service.SystemMessage;
 import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.testkit.OpenAiTestServer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

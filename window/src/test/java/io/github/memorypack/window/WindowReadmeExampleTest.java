@@ -9,6 +9,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.testkit.OpenAiTestServer;
 import org.junit.jupiter.api.Test;
 
 /** The example of window/README.md, verbatim, against a local OpenAI-compatible server. */

@@ -1,4 +1,4 @@
-package io.github.memorypack.window;
+package io.github.memorypack.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,32 +18,43 @@ import okhttp3.mockwebserver.RecordedRequest;
  * A local OpenAI-compatible chat-completions endpoint for end-to-end tests: it answers with queued
  * responses and records each request's message history as readable lines
  * ({@code "user: hi"}, {@code "assistant: tool_calls[call_1 stock {...}]"}, {@code "tool call_1: 12"}).
+ * Every response reports 10 prompt and 5 completion tokens.
+ *
+ * <p>Needs {@code com.squareup.okhttp3:mockwebserver} and, for {@link #model()},
+ * {@code dev.langchain4j:langchain4j-open-ai} on the test classpath (optional dependencies of testkit).
  */
-final class OpenAiTestServer implements AutoCloseable {
+public final class OpenAiTestServer implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MockWebServer server = new MockWebServer();
     private int responses;
 
-    OpenAiTestServer() throws IOException {
+    /** Starts the server on the loopback address and a free port. */
+    public OpenAiTestServer() throws IOException {
         // a literal loopback address: MockWebServer's host name lookup can take seconds in sandboxes
         server.start(InetAddress.getLoopbackAddress(), 0);
     }
 
-    /** A real LangChain4j OpenAI client pointed at this server. */
-    OpenAiChatModel model() {
-        return OpenAiChatModel.builder()
-                .baseUrl("http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1").apiKey("test-key")
-                .modelName("gpt-4o-mini").maxRetries(0).build();
+    /** The OpenAI-style base URL of this server, {@code http://127.0.0.1:<port>/v1}. */
+    public String baseUrl() {
+        return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1";
     }
 
-    void enqueueText(String text) {
+    /** A real LangChain4j OpenAI client pointed at this server (no retries). */
+    public OpenAiChatModel model() {
+        return OpenAiChatModel.builder().baseUrl(baseUrl()).apiKey("test-key").modelName("gpt-4o-mini").maxRetries(0)
+                .build();
+    }
+
+    /** Queues an assistant answer with this text. */
+    public void enqueueText(String text) {
         ObjectNode message = JSON.createObjectNode().put("role", "assistant").put("content", text);
         enqueue(message, "stop");
     }
 
-    void enqueueToolCall(String id, String name, String arguments) {
+    /** Queues an assistant answer that calls one tool with these JSON arguments. */
+    public void enqueueToolCall(String id, String name, String arguments) {
         ObjectNode message = JSON.createObjectNode().put("role", "assistant");
         message.putNull("content");
         ObjectNode call = message.putArray("tool_calls").addObject().put("id", id).put("type", "function");
@@ -60,7 +71,7 @@ final class OpenAiTestServer implements AutoCloseable {
     }
 
     /** The message history the next recorded request carried, one readable line per message. */
-    List<String> takeHistory() throws Exception {
+    public List<String> takeHistory() throws Exception {
         RecordedRequest request = server.takeRequest(10, TimeUnit.SECONDS);
         if (request == null) {
             throw new AssertionError("no request reached the server");
@@ -73,7 +84,8 @@ final class OpenAiTestServer implements AutoCloseable {
         return lines;
     }
 
-    int requestCount() {
+    /** Requests received so far. */
+    public int requestCount() {
         return server.getRequestCount();
     }
 

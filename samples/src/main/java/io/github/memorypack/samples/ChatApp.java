@@ -1,0 +1,241 @@
+package io.github.memorypack.samples;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.conversation.Conversations;
+import io.github.memorypack.core.conversation.TranscriptFormat;
+import io.github.memorypack.summary.TokenAccounting;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An interactive terminal chat on a persistent session: pick a session id and a strategy, talk, quit,
+ * start again later and the conversation continues where it stopped (the store keeps the log and
+ * the summary; the strategy only decides what the model is sent, so it can differ between runs).
+ *
+ * <p>Commands: {@code /stats} (tokens in the next request, summary size, stored entries),
+ * {@code /summary}, {@code /export <file>} (the whole session; {@code .json} for JSON, else YAML),
+ * {@code /sessions}, {@code /help}, {@code /quit}.
+ *
+ * <p>Options ({@code key=value} arguments or {@code -Dchat.<key>=value}): {@code session},
+ * {@code strategy} (asked for when missing), {@code store=file|memory-md} (default file),
+ * {@code dir} (default {@code memorypack.chat.dir}, else {@code target/chat-sessions}),
+ * {@code offline=true}. Without {@code OPENAI_API_KEY} an offline responder answers, and every
+ * answer says so.
+ */
+public final class ChatApp {
+
+    /** The system message of every chat. */
+    public static final SystemMessage SYSTEM = SystemMessage.from("You are a helpful assistant. Be brief.");
+    /** Label in front of every offline answer. */
+    public static final String OFFLINE_LABEL = "[offline responder, not a model]";
+
+    private final BufferedReader in;
+    private final PrintStream out;
+    private final Map<String, String> options;
+    private final Map<String, String> environment;
+
+    private ChatApp(InputStream in, PrintStream out, Map<String, String> options, Map<String, String> environment) {
+        this.in = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+        this.out = out;
+        this.options = Map.copyOf(options);
+        this.environment = Map.copyOf(environment);
+    }
+
+    public static void main(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        System.getProperties().stringPropertyNames().stream().filter(n -> n.startsWith("chat."))
+                .forEach(n -> options.put(n.substring("chat.".length()), System.getProperty(n)));
+        options.putAll(parseArgs(args));
+        options.putIfAbsent("dir", System.getProperty("memorypack.chat.dir", "target/chat-sessions"));
+        run(System.in, System.out, options, System.getenv());
+    }
+
+    /** {@code key=value} (or {@code --key=value}) arguments; a bare word means {@code word=true}. */
+    static Map<String, String> parseArgs(String[] args) {
+        Map<String, String> values = new HashMap<>();
+        for (String arg : args) {
+            String plain = arg.startsWith("--") ? arg.substring(2) : arg;
+            int eq = plain.indexOf('=');
+            values.put(eq < 0 ? plain : plain.substring(0, eq), eq < 0 ? "true" : plain.substring(eq + 1));
+        }
+        return values;
+    }
+
+    /** Runs one chat until {@code /quit} or the end of {@code in}. */
+    public static void run(InputStream in, PrintStream out, Map<String, String> options, Map<String, String> environment) {
+        new ChatApp(in, out, options, environment).chat();
+    }
+
+    private void chat() {
+        StoreKind kind = StoreKind.of(options.getOrDefault("store", StoreKind.FILE.label()));
+        if (!kind.persistent()) {
+            throw new IllegalArgumentException("the chat app needs a persistent store: file or memory-md");
+        }
+        Path dir = Path.of(options.getOrDefault("dir", "target/chat-sessions"));
+        SessionStore store = kind.opener(dir).get();
+        Optional<OpenAiSettings> openAi = Boolean.parseBoolean(options.getOrDefault("offline", "false"))
+                ? Optional.empty() : OpenAiSettings.from(environment);
+        TokenCountEstimator tokenizer = openAi.map(OpenAiSettings::tokenizer).orElseGet(Tokenizers::o200k);
+        ChatModel model = openAi.map(OpenAiSettings::chatModel).orElseGet(() -> new OfflineResponder(tokenizer));
+
+        out.println("Memory Pack chat — " + openAi.map(OpenAiSettings::describe)
+                .orElse("OFFLINE: answers come from a local responder, not a model (set OPENAI_API_KEY for one)"));
+        out.println("Sessions are kept in " + dir.toAbsolutePath() + " (" + kind.label() + " store).");
+        String session = option("session", "Session id", "default");
+        SessionIds.validate(session);
+        Strategy strategy = Strategy.of(option("strategy", "Strategy (" + Strategy.labels() + ")",
+                Strategy.SUMMARY_BUFFER.label()));
+        TokenAccounting accounting = TokenAccounting.create();
+        ChatMemory memory = strategy.create(session, store, Strategy.Limits.DEFAULT, tokenizer,
+                OpenAiSettings.summarizer(openAi, Strategy.Limits.DEFAULT.summaryTokens(), tokenizer), accounting);
+        long stored = store.nextIndex(session);
+        out.printf(Locale.ROOT, "Session '%s' with %s: %s. Type /help for commands.%n", session,
+                strategy.describe(Strategy.Limits.DEFAULT),
+                stored == 0 ? "new session" : "continuing, " + stored + " messages stored");
+        memory.add(SYSTEM);
+        long sent = 0;
+        for (String line = prompt(); line != null; line = prompt()) {
+            String text = line.strip();
+            if (text.isEmpty()) {
+                continue;
+            }
+            if (text.startsWith("/")) {
+                if (!command(text, session, strategy, store, memory, tokenizer, sent)) {
+                    break;
+                }
+                continue;
+            }
+            memory.add(UserMessage.from(text));
+            List<ChatMessage> request = memory.messages();
+            sent += tokenizer.estimateTokenCountInMessages(request);
+            ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
+            AiMessage reply = response.aiMessage();
+            memory.add(reply);
+            out.println("assistant> " + reply.text());
+        }
+        out.println("Bye. Run again with session=" + session + " to continue.");
+    }
+
+    private String option(String key, String question, String fallback) {
+        String value = options.get(key);
+        if (value != null && !value.isBlank()) {
+            return value.strip();
+        }
+        out.print(question + " [" + fallback + "]: ");
+        out.flush();
+        String answer = readLine();
+        return answer == null || answer.isBlank() ? fallback : answer.strip();
+    }
+
+    private String prompt() {
+        out.print("you> ");
+        out.flush();
+        return readLine();
+    }
+
+    private String readLine() {
+        try {
+            return in.readLine();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs a command; false when the chat should end. */
+    private boolean command(String text, String session, Strategy strategy, SessionStore store, ChatMemory memory,
+                            TokenCountEstimator tokenizer, long sent) {
+        String[] parts = text.split("\\s+", 2);
+        switch (parts[0]) {
+            case "/quit", "/exit" -> {
+                return false;
+            }
+            case "/stats" -> {
+                SessionState state = store.state(session);
+                List<ChatMessage> view = memory.messages();
+                out.printf(Locale.ROOT, "strategy: %s%nnext request: %d messages, %d tokens before your next message%n"
+                                + "summary: %s%nstored entries: %d%ntokens sent this run: %d%n",
+                        strategy.describe(Strategy.Limits.DEFAULT), view.size(),
+                        tokenizer.estimateTokenCountInMessages(view),
+                        state.summary().map(s -> s.tokenCount() + " tokens, covers the first " + s.coveredUntil()
+                                + " entries").orElse("none"),
+                        store.nextIndex(session), sent);
+            }
+            case "/summary" -> out.println(store.state(session).summary().map(s -> s.text())
+                    .orElse("(no summary yet" + (strategy.summarizes() ? ")" : ": " + strategy.label()
+                            + " does not summarize)")));
+            case "/export" -> {
+                if (parts.length < 2 || parts[1].isBlank()) {
+                    out.println("usage: /export <file>   (.json for JSON, anything else YAML)");
+                } else {
+                    Path file = Path.of(parts[1].strip());
+                    TranscriptFormat format = file.toString().toLowerCase(Locale.ROOT).endsWith(".json")
+                            ? TranscriptFormat.JSON : TranscriptFormat.YAML;
+                    try {
+                        Path parent = file.toAbsolutePath().getParent();
+                        Files.createDirectories(parent);
+                        Files.writeString(file, Conversations.export(store, session, format), StandardCharsets.UTF_8);
+                        out.println("exported " + store.nextIndex(session) + " entries to " + file.toAbsolutePath());
+                    } catch (IOException e) {
+                        out.println("cannot export to " + file + ": " + e.getMessage());
+                    }
+                }
+            }
+            case "/sessions" -> store.sessions().forEach(id -> out.println((id.equals(session) ? "* " : "  ") + id));
+            case "/help" -> out.println("/stats  /summary  /export <file>  /sessions  /quit");
+            default -> out.println("unknown command " + parts[0] + "; /help lists them");
+        }
+        return true;
+    }
+
+    /**
+     * Stands in for a model offline: answers with what it was sent — how many messages and tokens,
+     * whether a summary is in it, and the earliest user message it still sees — so the effect of a
+     * strategy is visible. Every answer starts with {@link #OFFLINE_LABEL}.
+     */
+    static final class OfflineResponder implements ChatModel {
+
+        private final TokenCountEstimator tokenizer;
+
+        OfflineResponder(TokenCountEstimator tokenizer) {
+            this.tokenizer = tokenizer;
+        }
+
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            List<ChatMessage> messages = request.messages();
+            List<String> said = messages.stream().filter(UserMessage.class::isInstance)
+                    .map(m -> ((UserMessage) m).singleText()).toList();
+            boolean summary = messages.stream().filter(SystemMessage.class::isInstance).count() > 1;
+            String last = said.isEmpty() ? "" : said.get(said.size() - 1);
+            String earliest = said.isEmpty() ? "" : said.get(0);
+            String text = String.format(Locale.ROOT, "%s You said \"%s\". I was sent %d messages (%d tokens)%s; "
+                            + "the earliest of your messages I still see: \"%s\".", OFFLINE_LABEL, last, messages.size(),
+                    tokenizer.estimateTokenCountInMessages(messages), summary ? ", including a summary" : "", earliest);
+            return ChatResponse.builder().aiMessage(AiMessage.from(text)).build();
+        }
+    }
+}

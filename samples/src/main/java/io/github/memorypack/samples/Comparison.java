@@ -1,0 +1,203 @@
+package io.github.memorypack.samples;
+
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.model.chat.ChatModel;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.summary.Summarizer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+/**
+ * The main demo: replays a long multi-sitting conversation through buffer, window, summary and
+ * summary-buffer on the same store type, and shows what each sends to the model and what each
+ * still knows at the end.
+ *
+ * <p>Prints a table per strategy (requests; prompt tokens per request: mean, p95, max; total; the
+ * summarizer's calls and tokens; the probe facts still in the request at the end) and writes, into
+ * the output folder, {@value ComparisonReport#TABLE_FILE} (the table), {@value ComparisonReport#CHART_FILE}
+ * (tokens per request, one line per strategy) and {@value ComparisonReport#HTML_FILE} (both).
+ *
+ * <p>Offline by default: the script's answers, the extractive summarizer, o200k token estimates —
+ * the same numbers on every run. With {@code OPENAI_API_KEY} set (see {@link OpenAiSettings}) a real
+ * model answers and summarizes, the provider's token counts are reported next to the estimates, and
+ * the output says so ({@code offline=true} keeps it offline anyway).
+ *
+ * <p>Options as {@code key=value} arguments ({@code mvn ... exec:java -Dexec.args="turns=100 store=memory"})
+ * or system properties {@code -Dcomparison.<key>=value}; arguments win. See {@link Options}.
+ */
+public final class Comparison {
+
+    private Comparison() {
+    }
+
+    /**
+     * What to compare and where to write it.
+     *
+     * @param strategies   {@code strategies=buffer,window,summary,summary-buffer} (default all, in that order)
+     * @param limits       {@code window=20 maxTokens=2000 summaryTokens=500}
+     * @param conversation {@code conversation=<file>} (default the built-in script)
+     * @param maxTurns     {@code turns=N}: only the first N turns plus the probes (default all, {@code 0})
+     * @param store        {@code store=file|memory-md|memory} (default file)
+     * @param out          {@code out=<folder>} (default {@code memorypack.comparison.out}, else {@code target/comparison})
+     * @param offline      {@code offline=true}: ignore {@code OPENAI_API_KEY}
+     */
+    public record Options(List<Strategy> strategies, Strategy.Limits limits, Path conversation, int maxTurns,
+                          StoreKind store, Path out, boolean offline) {
+
+        static final List<String> KEYS = List.of("strategies", "window", "maxTokens", "summaryTokens", "conversation",
+                "turns", "store", "out", "offline");
+
+        public Options {
+            strategies = List.copyOf(strategies);
+            if (strategies.isEmpty()) {
+                throw new IllegalArgumentException("no strategy to compare");
+            }
+            if (maxTurns < 0) {
+                throw new IllegalArgumentException("turns must be >= 0 (0 = all), was " + maxTurns);
+            }
+        }
+
+        /**
+         * Parses {@code key=value} arguments (a leading {@code --} is allowed) over system properties
+         * {@code comparison.<key>} over the defaults.
+         *
+         * @throws IllegalArgumentException for an unknown key or a bad value
+         */
+        public static Options parse(String[] args, Map<String, String> systemProperties) {
+            Map<String, String> values = new java.util.HashMap<>();
+            systemProperties.forEach((k, v) -> {
+                if (k.startsWith("comparison.")) {
+                    values.put(k.substring("comparison.".length()), v);
+                }
+            });
+            for (String arg : args) {
+                String plain = arg.startsWith("--") ? arg.substring(2) : arg;
+                int eq = plain.indexOf('=');
+                values.put(eq < 0 ? plain : plain.substring(0, eq), eq < 0 ? "true" : plain.substring(eq + 1));
+            }
+            for (String key : values.keySet()) {
+                if (!KEYS.contains(key)) {
+                    throw new IllegalArgumentException("unknown option '" + key + "', expected one of " + KEYS);
+                }
+            }
+            Strategy.Limits defaults = Strategy.Limits.DEFAULT;
+            String out = values.getOrDefault("out",
+                    systemProperties.getOrDefault("memorypack.comparison.out", "target/comparison"));
+            return new Options(
+                    Strategy.list(values.getOrDefault("strategies", Strategy.labels())),
+                    new Strategy.Limits(number(values, "window", defaults.windowMessages()),
+                            number(values, "maxTokens", defaults.maxTokens()),
+                            number(values, "summaryTokens", defaults.summaryTokens())),
+                    values.containsKey("conversation") ? Path.of(values.get("conversation")) : null,
+                    number(values, "turns", 0),
+                    StoreKind.of(values.getOrDefault("store", StoreKind.FILE.label())),
+                    Path.of(out),
+                    Boolean.parseBoolean(values.getOrDefault("offline", "false")));
+        }
+
+        private static int number(Map<String, String> values, String key, int fallback) {
+            String value = values.get(key);
+            if (value == null) {
+                return fallback;
+            }
+            try {
+                return Integer.parseInt(value.trim().replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + " must be a whole number, was '" + value + "'", e);
+            }
+        }
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        Options options;
+        try {
+            options = Options.parse(args, propertiesOf(System.getProperties()));
+        } catch (IllegalArgumentException e) {
+            System.err.println("comparison: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        run(options, System.getenv(), System.out);
+    }
+
+    private static Map<String, String> propertiesOf(java.util.Properties properties) {
+        Map<String, String> map = new java.util.HashMap<>();
+        properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+        return map;
+    }
+
+    /** Runs the comparison, prints progress and the table to {@code console}, and writes the report files. */
+    public static ComparisonReport run(Options options, Map<String, String> environment, PrintStream console) {
+        Conversation conversation = options.conversation() == null ? Conversation.builtIn()
+                : Conversation.load(options.conversation());
+        if (options.maxTurns() > 0) {
+            conversation = conversation.firstTurns(options.maxTurns());
+        }
+        Optional<OpenAiSettings> openAi = options.offline() ? Optional.empty() : OpenAiSettings.from(environment);
+        TokenCountEstimator tokenizer = openAi.map(OpenAiSettings::tokenizer).orElseGet(Tokenizers::o200k);
+        ChatModel model = openAi.map(OpenAiSettings::chatModel).orElse(null);
+        String mode = openAi.map(s -> "ONLINE: " + s.describe() + "; provider-reported input tokens shown too")
+                .orElse("OFFLINE: scripted answers, extractive summarizer, o200k estimates (deterministic; "
+                        + "set OPENAI_API_KEY for a real model)");
+        int turns = conversation.turns().size();
+        console.printf(Locale.ROOT, "Memory Pack token-usage comparison%n  %s%n  conversation: %s, %d turns in %d sittings, "
+                        + "%d probe facts%n  store: %s (reopened at every sitting)%n  output: %s%n%n", mode,
+                conversation.name(), turns, conversation.sittings().size(), conversation.facts().size(),
+                options.store().label(), options.out().toAbsolutePath());
+
+        Path stores = options.out().resolve("stores");
+        deleteRecursively(stores);
+        List<Replay.Result> results = new ArrayList<>();
+        for (Strategy strategy : options.strategies()) {
+            Supplier<SessionStore> opener = options.store().opener(stores.resolve(strategy.label()));
+            Summarizer summarizer = OpenAiSettings.summarizer(openAi, options.limits().summaryTokens(), tokenizer);
+            long started = System.nanoTime();
+            Replay.Result result = Replay.run(strategy.describe(options.limits()), conversation, opener,
+                    (store, accounting) -> strategy.create(Replay.SESSION, store, options.limits(), tokenizer,
+                            summarizer, accounting),
+                    tokenizer, model, progress(console, Math.max(1, turns / 4)));
+            console.printf(Locale.ROOT, "  %s done in %.1f s%n", result.strategy(), (System.nanoTime() - started) / 1e9);
+            results.add(result);
+        }
+        ComparisonReport report = ComparisonReport.write(options.out(), mode, conversation, options.store(), results);
+        console.println();
+        console.println(report.table());
+        console.printf("Wrote %s%n      %s%n      %s%n", report.tableFile().toAbsolutePath(),
+                report.chartFile().toAbsolutePath(), report.htmlFile().toAbsolutePath());
+        return report;
+    }
+
+    private static Replay.Progress progress(PrintStream console, int every) {
+        return (strategy, done, total) -> {
+            if (done % every == 0 || done == total) {
+                console.printf(Locale.ROOT, "  %-28s %4d/%d turns%n", strategy, done, total);
+            }
+        };
+    }
+
+    private static void deleteRecursively(Path folder) {
+        if (!Files.exists(folder)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(folder)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot clear " + folder, e);
+        }
+    }
+}

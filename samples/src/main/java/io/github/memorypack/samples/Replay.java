@@ -1,0 +1,211 @@
+package io.github.memorypack.samples;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.TokenUsage;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.summary.TokenAccounting;
+import io.github.memorypack.summary.TokenReport;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+/**
+ * Replays a {@link Conversation} through one memory exactly as {@code AiServices} drives it (add the
+ * system message, read the view, send view + user message, add the user message, add the reply) and
+ * measures every request: its prompt tokens (our estimate; the provider's count too when a real
+ * model answers), and at each probe which of its facts the request carries.
+ *
+ * <p>At the start of every sitting the store is opened again and a new memory built on it, as a
+ * restarted application would; the token ledger lives on across sittings. Without a model the
+ * assistant's reply is the script's answer, so the run is deterministic.
+ */
+public final class Replay {
+
+    /** The application's system message in every replay. */
+    public static final SystemMessage SYSTEM = SystemMessage.from(
+            "You are a friendly travel planner. Keep the traveller's preferences and constraints in mind.");
+    /** The session id the replayed user talks under. */
+    public static final String SESSION = "ana";
+
+    private Replay() {
+    }
+
+    /** Told after every turn; runs on the replaying thread. */
+    @FunctionalInterface
+    public interface Progress {
+        void turnDone(String strategy, int done, int total);
+
+        static Progress none() {
+            return (strategy, done, total) -> { };
+        }
+    }
+
+    /**
+     * What one strategy cost and kept.
+     *
+     * @param strategy         its label
+     * @param tokens           estimated prompt tokens of each request, in order
+     * @param reportedTokens   provider-reported input tokens of each request, {@code -1} where none
+     * @param factsFound       probe facts present in their probe's request
+     * @param factsTotal       probe facts asked for
+     * @param missingFacts     the probe facts not present
+     * @param report           the ledger: requests, summarizer calls and tokens
+     */
+    public record Result(String strategy, int[] tokens, int[] reportedTokens, int factsFound, int factsTotal,
+                         List<String> missingFacts, TokenReport report) {
+
+        public Result {
+            tokens = tokens.clone();
+            reportedTokens = reportedTokens.clone();
+            missingFacts = List.copyOf(missingFacts);
+        }
+
+        @Override
+        public int[] tokens() {
+            return tokens.clone();
+        }
+
+        @Override
+        public int[] reportedTokens() {
+            return reportedTokens.clone();
+        }
+
+        public int requests() {
+            return tokens.length;
+        }
+
+        public long totalTokens() {
+            return Arrays.stream(tokens).asLongStream().sum();
+        }
+
+        public double meanTokens() {
+            return tokens.length == 0 ? 0 : (double) totalTokens() / tokens.length;
+        }
+
+        public int maxTokens() {
+            return Arrays.stream(tokens).max().orElse(0);
+        }
+
+        /** Nearest-rank 95th percentile. */
+        public int p95Tokens() {
+            if (tokens.length == 0) {
+                return 0;
+            }
+            int[] sorted = tokens.clone();
+            Arrays.sort(sorted);
+            return sorted[(int) Math.ceil(0.95 * sorted.length) - 1];
+        }
+
+        /** Sum of the provider-reported input tokens, or {@code -1} when no request had them. */
+        public long reportedTotal() {
+            long sum = Arrays.stream(reportedTokens).filter(t -> t >= 0).asLongStream().sum();
+            return Arrays.stream(reportedTokens).anyMatch(t -> t >= 0) ? sum : -1;
+        }
+
+        public long summarizerCalls() {
+            return report.summarizerCalls();
+        }
+
+        /** Tokens sent to and returned by the summarizer (estimated). */
+        public long summarizerTokens() {
+            return report.summarizerInputTokens() + report.summarizerOutputTokens();
+        }
+
+        /** Chat prompt tokens plus summarizer tokens. */
+        public long allTokens() {
+            return totalTokens() + summarizerTokens();
+        }
+    }
+
+    /**
+     * Replays {@code conversation} through a memory built per sitting by {@code memories}.
+     *
+     * @param name      the strategy's label in the result
+     * @param memories  builds the memory on a store, recording into the given ledger
+     * @param stores    opens the store; called once per sitting
+     * @param model     answers each request, or {@code null} to use the script's answers
+     */
+    public static Result run(String name, Conversation conversation, Supplier<SessionStore> stores,
+                             BiFunction<SessionStore, TokenAccounting, ChatMemory> memories,
+                             TokenCountEstimator tokenizer, ChatModel model, Progress progress) {
+        TokenAccounting accounting = TokenAccounting.create();
+        Map<ChatMessage, Integer> counted = new HashMap<>();
+        int total = conversation.turns().size();
+        int[] tokens = new int[total];
+        int[] reported = new int[total];
+        List<String> missing = new ArrayList<>();
+        int found = 0;
+        int asked = 0;
+        int done = 0;
+        ChatMemory memory = null;
+        for (Conversation.Sitting sitting : conversation.sittings()) {
+            memory = memories.apply(stores.get(), accounting);
+            for (Conversation.Turn turn : sitting.turns()) {
+                UserMessage user = UserMessage.from(turn.user());
+                memory.add(SYSTEM);
+                List<ChatMessage> request = new ArrayList<>(memory.messages());
+                request.add(user);
+                int estimate = Tokenizers.TOKENS_PER_REPLY;
+                for (ChatMessage message : request) {
+                    estimate += counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
+                }
+                AiMessage reply;
+                TokenUsage usage = null;
+                if (model == null) {
+                    reply = AiMessage.from(turn.assistant());
+                } else {
+                    ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
+                    reply = response.aiMessage();
+                    usage = response.tokenUsage();
+                }
+                accounting.recordRequest(memory.id(), estimate, usage);
+                tokens[done] = estimate;
+                reported[done] = usage == null || usage.inputTokenCount() == null ? -1 : usage.inputTokenCount();
+                String text = textOf(request);
+                for (String fact : turn.facts()) {
+                    asked++;
+                    if (text.contains(fact)) {
+                        found++;
+                    } else {
+                        missing.add(fact);
+                    }
+                }
+                memory.add(user);
+                memory.add(reply);
+                done++;
+                progress.turnDone(name, done, total);
+            }
+        }
+        return new Result(name, tokens, reported, found, asked, missing, accounting.report(memory.id()));
+    }
+
+    /** The text a model would read in {@code request}: system, user and AI text, one message a line. */
+    static String textOf(List<ChatMessage> request) {
+        StringBuilder text = new StringBuilder();
+        for (ChatMessage message : request) {
+            if (message instanceof SystemMessage system) {
+                text.append(system.text()).append('\n');
+            } else if (message instanceof UserMessage user) {
+                user.contents().stream().filter(TextContent.class::isInstance)
+                        .forEach(c -> text.append(((TextContent) c).text()).append('\n'));
+            } else if (message instanceof AiMessage ai && ai.text() != null) {
+                text.append(ai.text()).append('\n');
+            }
+        }
+        return text.toString();
+    }
+}

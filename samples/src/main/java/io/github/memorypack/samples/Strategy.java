@@ -1,0 +1,139 @@
+package io.github.memorypack.samples;
+
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.buffer.BufferChatMemory;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.summary.Summarizer;
+import io.github.memorypack.summary.SummaryChatMemory;
+import io.github.memorypack.summary.TokenAccounting;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The four memory strategies the samples compare, built the same way everywhere: one session id,
+ * one store, one tokenizer, and for the summarizing ones one summarizer and one token ledger.
+ */
+public enum Strategy {
+    /** Every message, always. */
+    BUFFER("buffer"),
+    /** The last {@link Limits#windowMessages()} messages, cut at whole turns. */
+    WINDOW("window"),
+    /** A running summary, folded after every turn, plus the turn not yet folded. */
+    SUMMARY("summary"),
+    /** Recent turns verbatim up to {@link Limits#maxTokens()}, older ones folded into a summary. */
+    SUMMARY_BUFFER("summary-buffer");
+
+    private final String label;
+
+    Strategy(String label) {
+        this.label = label;
+    }
+
+    /** The name used in options, tables and charts. */
+    public String label() {
+        return label;
+    }
+
+    /** Whether it calls a summarizer. */
+    public boolean summarizes() {
+        return this == SUMMARY || this == SUMMARY_BUFFER;
+    }
+
+    /** The label with its limit, for tables: {@code window (20 messages)}. */
+    public String describe(Limits limits) {
+        return switch (this) {
+            case BUFFER -> label;
+            case WINDOW -> label + " (" + limits.windowMessages() + " messages)";
+            case SUMMARY -> label + " (cap " + limits.summaryTokens() + ")";
+            case SUMMARY_BUFFER -> label + " (" + limits.maxTokens() + " tokens)";
+        };
+    }
+
+    /**
+     * A memory of this strategy for {@code sessionId} on {@code store}: {@link #provider}'s memory for
+     * that id.
+     */
+    public ChatMemory create(String sessionId, SessionStore store, Limits limits, TokenCountEstimator tokenizer,
+                             Summarizer summarizer, TokenAccounting accounting) {
+        return provider(store, limits, tokenizer, summarizer, accounting).get(sessionId);
+    }
+
+    /**
+     * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory of this strategy per
+     * memory id, all on {@code store}.
+     *
+     * @param summarizer ignored by buffer and window
+     * @param accounting where summarizer calls are recorded; ignored by buffer and window
+     */
+    public ChatMemoryProvider provider(SessionStore store, Limits limits, TokenCountEstimator tokenizer,
+                                       Summarizer summarizer, TokenAccounting accounting) {
+        return switch (this) {
+            case BUFFER -> BufferChatMemory.builder().store(store).tokenizer(tokenizer).provider();
+            case WINDOW -> WindowChatMemory.builder().store(store).tokenizer(tokenizer)
+                    .maxMessages(limits.windowMessages()).provider();
+            case SUMMARY -> SummaryChatMemory.builder().store(store).tokenizer(tokenizer)
+                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting)
+                    .provider();
+            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().store(store).tokenizer(tokenizer)
+                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxTokens(limits.maxTokens())
+                    .tokenAccounting(accounting).provider();
+        };
+    }
+
+    /**
+     * The strategy with this label.
+     *
+     * @throws IllegalArgumentException for an unknown label, listing the known ones
+     */
+    public static Strategy of(String label) {
+        String wanted = label.trim().toLowerCase(Locale.ROOT);
+        return Arrays.stream(values()).filter(s -> s.label.equals(wanted)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown strategy '" + label + "', expected one of "
+                        + labels()));
+    }
+
+    /** Strategies from a comma-separated list of labels, in the order given. */
+    public static List<Strategy> list(String labels) {
+        List<Strategy> strategies = Arrays.stream(labels.split(",")).filter(s -> !s.isBlank()).map(Strategy::of)
+                .distinct().toList();
+        if (strategies.isEmpty()) {
+            throw new IllegalArgumentException("no strategy given, expected some of " + labels());
+        }
+        return strategies;
+    }
+
+    /** All labels, comma-separated. */
+    public static String labels() {
+        return String.join(",", Arrays.stream(values()).map(Strategy::label).toList());
+    }
+
+    /**
+     * The limits of the strategies.
+     *
+     * @param windowMessages messages the window keeps
+     * @param maxTokens      summary-buffer's verbatim budget
+     * @param summaryTokens  cap of every summary
+     */
+    public record Limits(int windowMessages, int maxTokens, int summaryTokens) {
+
+        /** The samples' defaults: a 20-message window, 2,000 tokens for summary-buffer, 500-token summaries. */
+        public static final Limits DEFAULT = new Limits(20, 2_000, 500);
+
+        public Limits {
+            requirePositive("windowMessages", windowMessages);
+            requirePositive("maxTokens", maxTokens);
+            requirePositive("summaryTokens", summaryTokens);
+        }
+
+        private static void requirePositive(String name, int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + " must be >= 1, was " + value);
+            }
+        }
+    }
+}

@@ -1,19 +1,15 @@
 package io.github.memorypack.buffer;
 
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
+import io.github.memorypack.core.internal.SessionChatMemory;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.RequestScope;
-import io.github.memorypack.core.view.View;
 import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -37,23 +33,16 @@ import java.util.function.Function;
  * ChatMemory memory = BufferChatMemory.builder().id("user-42").store(store).build();
  * }</pre>
  */
-public final class BufferChatMemory implements ChatMemory {
+public final class BufferChatMemory extends SessionChatMemory {
 
-    /** Tokenizer used for {@code contextTokens} when none is set. */
-    public static final TokenCountEstimator DEFAULT_TOKENIZER = Tokenizers.o200k();
+    /** How many entries the first read of a session takes; it doubles until the whole log is read. */
+    static final int FIRST_READ = 256;
 
-    private final SessionMemory memory;
-    private final ViewRules rules;
     private final Function<Object, Integer> contextTokens;
 
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
+        super(settings, contextTokens != null);
         this.contextTokens = contextTokens;
-        TokenCountEstimator tokenizer = settings.tokenizer() != null ? settings.tokenizer() : DEFAULT_TOKENIZER;
-        this.rules = settings.rules(tokenizer);
-        boolean counts = settings.tokenizer() != null || contextTokens != null
-                || rules.needsTokenCounts(ViewLimit.none());
-        this.memory = new SessionMemory(settings.id(), settings.store(), counts ? tokenizer : null,
-                settings.retention(), settings.overflowListener());
         currentLimit();
     }
 
@@ -61,35 +50,11 @@ public final class BufferChatMemory implements ChatMemory {
         return new Builder();
     }
 
-    @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message to the session log (a system message goes to the session state). */
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
-    }
-
     /** The whole conversation, pinned system message first. */
     @Override
     public List<ChatMessage> messages() {
-        View view = memory.from(rules, currentLimit(), 0);
-        memory.afterView(view);
-        return new ArrayList<>(view.messages());
-    }
-
-    /** Replaces the whole log with {@code messages} in one store call. */
-    @Override
-    public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: its log, state and idempotency keys. */
-    @Override
-    public void clear() {
-        memory.clear();
+        // the whole log once, then only what was appended since (see SessionMemory.tail)
+        return show(memory.tail(rules, currentLimit(), Math.max(FIRST_READ, memory.lastReadCount())));
     }
 
     private ViewLimit currentLimit() {
@@ -103,24 +68,16 @@ public final class BufferChatMemory implements ChatMemory {
     }
 
     /** Builds a {@link BufferChatMemory}; every option has a default. */
-    public static final class Builder {
+    public static final class Builder extends MemoryBuilder<Builder> {
 
-        private final MemorySettings settings = new MemorySettings();
         private Function<Object, Integer> contextTokens;
         private Integer fixedContextTokens;
 
         private Builder() {
         }
 
-        /** The memory id (the session id, validated in {@link #build()}); default {@code "default"}. */
-        public Builder id(Object id) {
-            settings.id(id);
-            return this;
-        }
-
-        /** The store holding the log; default a new {@link io.github.memorypack.core.InMemorySessionStore}. */
-        public Builder store(SessionStore store) {
-            settings.store(store);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -138,36 +95,6 @@ public final class BufferChatMemory implements ChatMemory {
         public Builder contextTokens(Function<Object, Integer> contextTokens) {
             this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
             this.fixedContextTokens = null;
-            return this;
-        }
-
-        /**
-         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} when
-         * {@code contextTokens} is set. Otherwise no count is computed unless a tokenizer is set here.
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
-        }
-
-        /** Told when a view passes {@code contextTokens}; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
-            return this;
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every turn
-         * but the newest (see {@link ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS}). Off by default.
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
-        }
-
-        /** Keeps images only in the newest {@code messages} messages. Off by default. */
-        public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
             return this;
         }
 
@@ -192,6 +119,7 @@ public final class BufferChatMemory implements ChatMemory {
         }
 
         private void check() {
+            settings.validate();
             if (fixedContextTokens != null && fixedContextTokens < 1) {
                 throw new IllegalArgumentException("contextTokens must be >= 1, was " + fixedContextTokens);
             }

@@ -1,20 +1,16 @@
 package io.github.memorypack.window;
 
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.internal.MemoryBuilder;
 import io.github.memorypack.core.internal.MemorySettings;
-import io.github.memorypack.core.internal.SessionMemory;
+import io.github.memorypack.core.internal.SessionChatMemory;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.RequestScope;
 import io.github.memorypack.core.view.Retention;
-import io.github.memorypack.core.view.View;
 import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -35,7 +31,7 @@ import java.util.function.Function;
  *
  * <p>{@link #add} appends one entry (atomic, safe with concurrent requests on the same session;
  * inside a {@link RequestScope} a retried request is stored once). {@link #messages()} reads only
- * the tail of the log it needs. {@link #set} replaces the log in one store call and {@link #clear}
+ * the tail of the log it needs, and after the first read of a session only what was appended since. {@link #set} replaces the log in one store call and {@link #clear}
  * deletes the session. The log is trimmed only by the {@link Retention} policy (default
  * {@link Retention#keepAll()}), and never below what the window shows.
  *
@@ -43,43 +39,23 @@ import java.util.function.Function;
  * ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
  * }</pre>
  */
-public final class WindowChatMemory implements ChatMemory {
+public final class WindowChatMemory extends SessionChatMemory {
 
-    /** Tokenizer used for {@code maxTokens} when none is set. */
-    public static final TokenCountEstimator DEFAULT_TOKENIZER = Tokenizers.o200k();
     /** How many entries a token window reads first; later reads start from what the last one needed. */
     static final int FIRST_TOKEN_READ = 64;
 
-    private final SessionMemory memory;
-    private final ViewRules rules;
     private final ViewLimit.Unit unit;
     private final Function<Object, Integer> limit;
 
     private WindowChatMemory(MemorySettings settings, ViewLimit.Unit unit, Function<Object, Integer> limit) {
+        super(settings, unit == ViewLimit.Unit.TOKENS);
         this.unit = unit;
         this.limit = limit;
-        TokenCountEstimator tokenizer = settings.tokenizer() != null ? settings.tokenizer() : DEFAULT_TOKENIZER;
-        this.rules = settings.rules(tokenizer);
-        boolean counts = settings.tokenizer() != null || unit == ViewLimit.Unit.TOKENS
-                || rules.needsTokenCounts(ViewLimit.none());
-        this.memory = new SessionMemory(settings.id(), settings.store(), counts ? tokenizer : null,
-                settings.retention(), settings.overflowListener());
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 
     public static Builder builder() {
         return new Builder();
-    }
-
-    @Override
-    public Object id() {
-        return memory.id();
-    }
-
-    /** Appends the message to the session log (see the class rules for system messages). */
-    @Override
-    public void add(ChatMessage message) {
-        memory.add(message);
     }
 
     /** The window: pinned system message, then the newest whole turns within the limit. */
@@ -98,32 +74,11 @@ public final class WindowChatMemory implements ChatMemory {
                 firstRead = Math.max(FIRST_TOKEN_READ, memory.lastReadCount());
                 break;
         }
-        View view = memory.tail(rules, viewLimit, firstRead);
-        memory.afterView(view);
-        return new ArrayList<>(view.messages());
-    }
-
-    /** Replaces the whole log with {@code messages} in one store call. */
-    @Override
-    public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages);
-    }
-
-    /** Deletes the session: its log, state and idempotency keys. */
-    @Override
-    public void clear() {
-        memory.clear();
+        return show(memory.tail(rules, viewLimit, firstRead));
     }
 
     private ViewLimit currentLimit() {
-        switch (unit) {
-            case MESSAGES:
-                return ViewLimit.messages(MemorySettings.limit(limit, memory.id(), "maxMessages"));
-            case TURNS:
-                return ViewLimit.turns(MemorySettings.limit(limit, memory.id(), "maxTurns"));
-            default:
-                return ViewLimit.tokens(MemorySettings.limit(limit, memory.id(), "maxTokens"));
-        }
+        return ViewLimit.of(unit, MemorySettings.limit(limit, memory.id(), Builder.name(unit)));
     }
 
     @Override
@@ -135,9 +90,8 @@ public final class WindowChatMemory implements ChatMemory {
      * Builds a {@link WindowChatMemory}. Exactly one of {@code maxMessages}, {@code maxTurns} and
      * {@code maxTokens} must be set.
      */
-    public static final class Builder {
+    public static final class Builder extends MemoryBuilder<Builder> {
 
-        private final MemorySettings settings = new MemorySettings();
         private ViewLimit.Unit unit;
         private Function<Object, Integer> limit;
         private Integer fixedLimit;
@@ -146,15 +100,8 @@ public final class WindowChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id (the session id, validated in {@link #build()}); default {@code "default"}. */
-        public Builder id(Object id) {
-            settings.id(id);
-            return this;
-        }
-
-        /** The store holding the log; default a new {@link io.github.memorypack.core.InMemorySessionStore}. */
-        public Builder store(SessionStore store) {
-            settings.store(store);
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -191,40 +138,9 @@ public final class WindowChatMemory implements ChatMemory {
             return limit(ViewLimit.Unit.TOKENS, maxTokens);
         }
 
-        /**
-         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} for
-         * {@code maxTokens}. Without {@code maxTokens} (and without tool-result previews) no count is
-         * needed and none is computed unless a tokenizer is set here.
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
-        }
-
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
         public Builder retention(Retention retention) {
             settings.retention(retention);
-            return this;
-        }
-
-        /** Told when the newest turn alone is over the limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
-            return this;
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every turn
-         * but the newest (see {@link ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS}). Off by default.
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
-        }
-
-        /** Keeps images only in the newest {@code messages} messages. Off by default. */
-        public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
             return this;
         }
 
@@ -257,6 +173,7 @@ public final class WindowChatMemory implements ChatMemory {
                 throw new IllegalStateException("set exactly one of maxMessages, maxTurns and maxTokens ("
                         + (limitsSet == 0 ? "none" : limitsSet) + " set)");
             }
+            settings.validate();
             if (fixedLimit != null && fixedLimit < 1) {
                 throw new IllegalArgumentException(name(unit) + " must be >= 1, was " + fixedLimit);
             }

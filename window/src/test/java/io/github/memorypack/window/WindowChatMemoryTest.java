@@ -159,4 +159,45 @@ class WindowChatMemoryTest {
         assertThat(memory.messages()).hasSize(40);
         assertThat(store.getMessages("s1").size()).isBetween(40, 60);
     }
+
+    @Test
+    void should_read_further_back_when_newest_turn_is_longer_than_the_first_read() {
+        // given: one turn of 1 + 2 * 15 messages in a window of 3 messages
+        WindowChatMemory memory = WindowChatMemory.builder().id("s1").store(store).maxMessages(3)
+                .overflowListener(o -> { }).build();
+        memory.add(UserMessage.from("old"));
+        memory.add(UserMessage.from("check all 15 shops"));
+        for (int i = 0; i < 15; i++) {
+            ToolExecutionRequest call = ToolExecutionRequest.builder().id("c" + i).name("stock").arguments("{}").build();
+            memory.add(AiMessage.from(call));
+            memory.add(ToolExecutionResultMessage.from(call, "shop " + i + ": 3 left"));
+        }
+
+        // when
+        List<ChatMessage> view = memory.messages();
+
+        // then: the whole newest turn, starting with its user message
+        assertThat(view).hasSize(31).first().isEqualTo(UserMessage.from("check all 15 shops"));
+    }
+
+    @Test
+    void should_apply_each_session_limit_when_limit_is_a_function_of_the_id() {
+        // given
+        ChatMemoryProvider provider = WindowChatMemory.builder().store(store)
+                .maxTurns(id -> id.equals("vip") ? 3 : 1).provider();
+        ChatMemory vip = provider.get("vip");
+        ChatMemory basic = provider.get("basic");
+
+        // when
+        for (int i = 0; i < 5; i++) {
+            for (ChatMemory memory : List.of(vip, basic)) {
+                memory.add(UserMessage.from("q" + i));
+                memory.add(AiMessage.from("a" + i));
+            }
+        }
+
+        // then
+        assertThat(vip.messages()).hasSize(6).first().isEqualTo(UserMessage.from("q2"));
+        assertThat(basic.messages()).containsExactly(UserMessage.from("q4"), AiMessage.from("a4"));
+    }
 }

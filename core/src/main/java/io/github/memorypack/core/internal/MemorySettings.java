@@ -5,6 +5,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.view.OverflowListener;
 import io.github.memorypack.core.view.Retention;
+import io.github.memorypack.core.view.ViewLimit;
 import io.github.memorypack.core.view.ViewRules;
 import java.util.Objects;
 import java.util.function.Function;
@@ -19,13 +20,15 @@ public final class MemorySettings {
     /** The memory id used when none is set, as in LangChain4j. */
     public static final String DEFAULT_ID = "default";
 
+    private static final int UNSET = Integer.MIN_VALUE;
+
     private Object id = DEFAULT_ID;
     private SessionStore store;
     private TokenCountEstimator tokenizer;
     private OverflowListener overflowListener = OverflowListener.logging();
     private Retention retention = Retention.keepAll();
-    private int toolResultPreviewTokens;
-    private int keepImagesInNewest = -1;
+    private int toolResultPreviewTokens = UNSET;
+    private int keepImagesInNewest = UNSET;
 
     public void id(Object id) {
         this.id = Objects.requireNonNull(id, "id");
@@ -72,30 +75,50 @@ public final class MemorySettings {
         return retention;
     }
 
+    /** Any value is taken here; {@link #validate()} rejects one below 1. */
     public void toolResultPreviews(int maxTokens) {
-        if (maxTokens < 1) {
-            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + maxTokens);
-        }
         this.toolResultPreviewTokens = maxTokens;
     }
 
+    /** Any value is taken here; {@link #validate()} rejects one below 0. */
     public void keepImagesInNewest(int messages) {
-        if (messages < 0) {
-            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + messages);
-        }
         this.keepImagesInNewest = messages;
     }
 
-    /** The view rules for these settings, counting with {@code tokenizer}. */
-    public ViewRules rules(TokenCountEstimator tokenizer) {
+    /**
+     * Checks the values, as a strategy's {@code build()} must.
+     *
+     * @throws IllegalArgumentException for a value out of range
+     */
+    public void validate() {
+        if (toolResultPreviewTokens != UNSET && toolResultPreviewTokens < 1) {
+            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + toolResultPreviewTokens);
+        }
+        if (keepImagesInNewest != UNSET && keepImagesInNewest < 0) {
+            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + keepImagesInNewest);
+        }
+    }
+
+    /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
+    public ViewRules rules() {
         ViewRules.Builder rules = ViewRules.builder().tokenizer(tokenizer);
-        if (toolResultPreviewTokens > 0) {
+        if (toolResultPreviewTokens != UNSET) {
             rules.toolResultPreviews(toolResultPreviewTokens);
         }
-        if (keepImagesInNewest >= 0) {
+        if (keepImagesInNewest != UNSET) {
             rules.keepImagesInNewest(keepImagesInNewest);
         }
         return rules.build();
+    }
+
+    /**
+     * The plumbing for one memory with these settings. Appends carry token counts when a tokenizer
+     * was set, when the strategy needs them ({@code strategyCounts}) or when the rules do; otherwise
+     * they carry {@link io.github.memorypack.core.Entry#UNKNOWN_TOKENS} and nothing is tokenized.
+     */
+    public SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts) {
+        boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
+        return new SessionMemory(id, store(), counts ? rules.tokenizer() : null, retention, overflowListener);
     }
 
     /** A copy sharing the same store (resolving the default store first, so copies share it). */

@@ -17,6 +17,7 @@ import io.github.memorypack.core.view.ViewRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The plumbing every memory strategy shares: one session of one store, appends with token counts
@@ -34,6 +35,8 @@ public final class SessionMemory {
     private final OverflowListener listener;
     private volatile long firstRetained = -1;
     private volatile int lastReadCount;
+    // the last tail view: the next one is usually this one plus a few appended messages
+    private volatile View lastTail;
 
     /**
      * @param id        the LangChain4j memory id; validated with {@link SessionIds#of}
@@ -117,6 +120,7 @@ public final class SessionMemory {
         }
         store.replace(sessionId, entries);
         firstRetained = -1;
+        lastTail = null;
         while (true) {
             SessionState state = store.state(sessionId);
             SessionState next = state.withSystemMessage(system).withSummary(null);
@@ -130,14 +134,36 @@ public final class SessionMemory {
     public void clear() {
         store.delete(sessionId);
         firstRetained = -1;
+        lastTail = null;
     }
 
     /**
-     * The view over the tail of the log: reads the last {@code firstRead} entries and reads twice as
-     * many, again and again, only while the view could still take older turns.
+     * The view over the tail of the log. When the last tail view of this memory can be extended
+     * ({@link ViewRules#extend}), only the entries appended since are read, from the last entry that
+     * view saw (which must still be there, with the same id: otherwise the log was replaced or
+     * deleted meanwhile). Otherwise reads the last {@code firstRead} entries and reads twice as many,
+     * again and again, only while the view could still take older turns.
      */
     public View tail(ViewRules rules, ViewLimit limit, int firstRead) {
         SessionState state = store.state(sessionId);
+        View previous = lastTail;
+        if (previous != null && previous.extendable()) {
+            List<Entry> fresh = store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
+            if (!fresh.isEmpty() && fresh.get(0).index() == previous.lastIndex()
+                    && fresh.get(0).id().equals(previous.lastId())) {
+                Optional<View> extended = rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
+                if (extended.isPresent()) {
+                    lastTail = extended.get();
+                    return extended.get();
+                }
+            }
+        }
+        View view = readTail(rules, state, limit, firstRead);
+        lastTail = view;
+        return view;
+    }
+
+    private View readTail(ViewRules rules, SessionState state, ViewLimit limit, int firstRead) {
         int count = Math.max(1, firstRead);
         while (true) {
             List<Entry> entries = store.readLast(sessionId, count);

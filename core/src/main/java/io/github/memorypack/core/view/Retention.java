@@ -4,7 +4,9 @@ package io.github.memorypack.core.view;
  * Decides how much of a session log may be removed for good. A memory never deletes what its view
  * shows: eviction only moves the view. A retention policy is the one place where history is
  * trimmed, and a memory applies it with one more rule of its own: entries a view still needs are
- * never trimmed, whatever the policy answers.
+ * never trimmed, whatever the policy answers. A later view that would reach further back than the
+ * current one (a larger per-session limit, a shorter system message, a late tool result that makes
+ * an old turn smaller) shows only what is still retained.
  *
  * <p>Policies should trim in batches (let the log grow past the bound by some margin, then trim
  * back to it), so trimming costs one store call every many turns, not one per turn.

@@ -1,6 +1,7 @@
 package io.github.memorypack.core.view;
 
 import dev.langchain4j.data.message.ChatMessage;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -16,15 +17,40 @@ public final class View {
     private final int turns;
     private final long firstIndex;
     private final boolean needsOlderEntries;
+    private final Tail tail;
 
     View(List<ChatMessage> messages, ViewLimit limit, int size, int turns, long firstIndex,
-         boolean needsOlderEntries) {
-        this.messages = List.copyOf(messages);
+         boolean needsOlderEntries, Tail tail) {
+        this.messages = Collections.unmodifiableList(messages); // built by ViewRules for this view alone
         this.limit = limit;
         this.size = size;
         this.turns = turns;
         this.firstIndex = firstIndex;
         this.needsOlderEntries = needsOlderEntries;
+        this.tail = tail;
+    }
+
+    /** What {@link ViewRules#extend} needs to extend this view; null when it cannot be extended. */
+    Tail tail() {
+        return tail;
+    }
+
+    /**
+     * True if {@link ViewRules#extend} may be able to compute the next view from this one and the
+     * entries appended after {@link #lastIndex()}.
+     */
+    public boolean extendable() {
+        return tail != null;
+    }
+
+    /** Index of the newest log entry this view was computed from; {@code -1} if not {@link #extendable()}. */
+    public long lastIndex() {
+        return tail == null ? -1 : tail.lastIndex;
+    }
+
+    /** Id of the entry at {@link #lastIndex()}, to tell whether the log was replaced since; null if not extendable. */
+    public String lastId() {
+        return tail == null ? null : tail.lastId;
     }
 
     /** The messages to send, pinned system message and summary first. Immutable. */
@@ -81,5 +107,29 @@ public final class View {
     public String toString() {
         return "View{" + messages.size() + " messages, " + turns + " turns, size=" + size + ", limit=" + limit
                 + ", firstIndex=" + firstIndex + '}';
+    }
+
+    /** The turn structure of an extendable view: where each shown turn starts, its size and first index. */
+    static final class Tail {
+        final long stateVersion;
+        final int pinnedCount;
+        final long pinnedSize;
+        final int[] offsets;
+        final long[] sizes;
+        final long[] firstIndices;
+        final long lastIndex;
+        final String lastId;
+
+        Tail(long stateVersion, int pinnedCount, long pinnedSize, int[] offsets, long[] sizes, long[] firstIndices,
+             long lastIndex, String lastId) {
+            this.stateVersion = stateVersion;
+            this.pinnedCount = pinnedCount;
+            this.pinnedSize = pinnedSize;
+            this.offsets = offsets;
+            this.sizes = sizes;
+            this.firstIndices = firstIndices;
+            this.lastIndex = lastIndex;
+            this.lastId = lastId;
+        }
     }
 }

@@ -45,6 +45,18 @@ public final class ViewLimit {
         return new ViewLimit(Unit.TOKENS, positive(max, "maxTokens"), true);
     }
 
+    /** A cutting limit of {@code max} in {@code unit}. */
+    public static ViewLimit of(Unit unit, int max) {
+        switch (Objects.requireNonNull(unit, "unit")) {
+            case MESSAGES:
+                return messages(max);
+            case TURNS:
+                return turns(max);
+            default:
+                return tokens(max);
+        }
+    }
+
     /**
      * Every turn is shown, and a view of more than {@code contextTokens} tokens is reported as an
      * {@link Overflow} (used by the keep-everything buffer).

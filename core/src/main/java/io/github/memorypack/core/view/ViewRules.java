@@ -16,11 +16,12 @@ import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.Tokenizers;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -73,10 +74,11 @@ public final class ViewRules {
 
     private static final ViewRules DEFAULTS = builder().build();
 
-    private final TokenCountEstimator tokenizer;
+    // resolved on first use, so views that never count tokens never load an encoding
+    private volatile TokenCountEstimator tokenizer;
+    private volatile int replyTokens = -1;
     private final int toolResultPreviewTokens;
     private final int keepImagesInNewest;
-    private final int replyTokens;
     private final AtomicReference<Counted> systemCount = new AtomicReference<>();
     private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
 
@@ -84,8 +86,6 @@ public final class ViewRules {
         this.tokenizer = builder.tokenizer;
         this.toolResultPreviewTokens = builder.toolResultPreviewTokens;
         this.keepImagesInNewest = builder.keepImagesInNewest;
-        // a generic estimator's per-request overhead is what it charges for no messages at all
-        this.replyTokens = tokenizer.estimateTokenCountInMessages(List.of());
     }
 
     /** The rules with no cost rule enabled and {@link Tokenizers#o200k()} for token limits. */
@@ -99,7 +99,22 @@ public final class ViewRules {
 
     /** The estimator used for token limits and for messages the rules rewrite. */
     public TokenCountEstimator tokenizer() {
-        return tokenizer;
+        TokenCountEstimator estimator = tokenizer;
+        if (estimator == null) {
+            estimator = Tokenizers.o200k();
+            tokenizer = estimator;
+        }
+        return estimator;
+    }
+
+    /** Tokens a request costs besides its messages: what the estimator charges for no message at all. */
+    private int replyTokens() {
+        int tokens = replyTokens;
+        if (tokens < 0) {
+            tokens = tokenizer().estimateTokenCountInMessages(List.of());
+            replyTokens = tokens;
+        }
+        return tokens;
     }
 
     /**
@@ -129,8 +144,11 @@ public final class ViewRules {
         Objects.requireNonNull(limit, "limit");
         long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
         boolean skippedCovered = false;
-        List<Unit> units = new ArrayList<>();
-        Map<String, ArrayDeque<Unit>> open = new HashMap<>();
+        // a slot is an Entry (a plain message) or a Unit (an AI message with tool requests and its results)
+        List<Object> slots = new ArrayList<>(entries.size());
+        int[] turnStarts = new int[16];
+        int turns = 0;
+        Map<String, ArrayDeque<Unit>> open = null;
         for (Entry entry : entries) {
             if (entry.index() < covered) {
                 skippedCovered = true;
@@ -143,42 +161,46 @@ public final class ViewRules {
             if (message instanceof ToolExecutionResultMessage) {
                 ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
                 String key = key(result.id(), result.toolName());
-                ArrayDeque<Unit> waiting = open.get(key);
+                ArrayDeque<Unit> waiting = open == null ? null : open.get(key);
                 Unit unit = waiting == null ? null : waiting.pollFirst();
                 if (unit != null) {
                     unit.answer(key, entry);
                 }
                 continue; // a result matching no open request is an orphan: dropped
             }
-            Unit unit = new Unit(entry);
-            units.add(unit);
             if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
+                Unit unit = new Unit(entry);
+                if (open == null) {
+                    open = new HashMap<>();
+                }
                 for (ToolExecutionRequest request : ((AiMessage) message).toolExecutionRequests()) {
                     String key = key(request.id(), request.name());
                     unit.pending.add(new Pending(key, request));
                     open.computeIfAbsent(key, k -> new ArrayDeque<>()).add(unit);
                 }
+                slots.add(unit);
+                continue;
             }
+            if (message instanceof UserMessage) {
+                if (turns == turnStarts.length) {
+                    turnStarts = Arrays.copyOf(turnStarts, turns * 2);
+                }
+                turnStarts[turns++] = slots.size();
+            }
+            slots.add(entry);
         }
-        List<Turn> turns = new ArrayList<>();
-        Turn turn = null;
-        for (int i = 0; i < units.size(); i++) {
-            Unit unit = units.get(i);
-            if (!unit.pending.isEmpty() && i == units.size() - 1) {
-                break; // an unanswered call at the very end may still be running: not shown yet
-            }
-            if (unit.head.message() instanceof UserMessage) {
-                turn = new Turn();
-                turns.add(turn);
-            }
-            if (turn != null) {
-                unit.addItemsTo(turn.items);
-            }
+        int end = slots.size();
+        if (end > 0 && slots.get(end - 1) instanceof Unit && !((Unit) slots.get(end - 1)).pending.isEmpty()) {
+            end--; // an unanswered call at the very end may still be running: not shown yet
         }
-        return select(state, turns, limit, skippedCovered);
+        boolean inFlight = end < slots.size();
+        Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+        return select(state, slots, turnStarts, turns, end, limit, skippedCovered, inFlight, last);
     }
 
-    private View select(SessionState state, List<Turn> turns, ViewLimit limit, boolean skippedCovered) {
+    /** Chooses the newest turns within the limit; turn t is slots[turnStarts[t], next start or end). */
+    private View select(SessionState state, List<Object> slots, int[] turnStarts, int turns, int end, ViewLimit limit,
+                        boolean skippedCovered, boolean inFlight, Entry last) {
         List<ChatMessage> pinned = new ArrayList<>(2);
         state.systemMessage().ifPresent(pinned::add);
         SystemMessage summary = state.summary().map(ViewRules::summaryMessage).orElse(null);
@@ -186,9 +208,9 @@ public final class ViewRules {
             pinned.add(summary);
         }
         boolean tokens = limit.countsTokens();
-        int size;
+        long size;
         if (tokens) {
-            size = replyTokens;
+            size = replyTokens();
             if (state.systemMessage().isPresent()) {
                 size += countCached(systemCount, state.systemMessage().get());
             }
@@ -198,48 +220,196 @@ public final class ViewRules {
         } else {
             size = limit.unit() == ViewLimit.Unit.TURNS ? 0 : pinned.size();
         }
+        long pinnedSize = size;
+        long[] turnSizes = new long[turns];
         int selected = 0;
-        int fromEnd = 0;
-        List<List<ChatMessage>> chosen = new ArrayList<>();
-        for (int t = turns.size() - 1; t >= 0; t--) {
-            boolean newest = t == turns.size() - 1;
-            List<Item> items = turns.get(t).items;
-            List<ChatMessage> rendered = new ArrayList<>(items.size());
-            int turnSize = 0;
-            for (int i = items.size() - 1; i >= 0; i--, fromEnd++) {
-                Item item = items.get(i);
-                ChatMessage message = rewrite(item, newest, fromEnd);
-                rendered.add(message);
-                turnSize += tokens ? tokensOf(item, message) : 1;
+        int shownItems = 0;
+        for (int t = turns - 1; t >= 0; t--) {
+            int from = turnStarts[t];
+            int to = t + 1 < turns ? turnStarts[t + 1] : end;
+            boolean newest = t == turns - 1;
+            int items = 0;
+            for (int i = from; i < to; i++) {
+                Object slot = slots.get(i);
+                items += slot instanceof Entry ? 1 : ((Unit) slot).size();
             }
+            long turnSize;
             if (limit.unit() == ViewLimit.Unit.TURNS) {
                 turnSize = 1;
+            } else if (tokens) {
+                turnSize = tokens(slots, from, to, newest, shownItems + items);
+            } else {
+                turnSize = items;
             }
-            if (!newest && limit.cuts() && (long) size + turnSize > limit.value()) {
+            if (!newest && limit.cuts() && size + turnSize > limit.value()) {
                 break;
             }
-            Collections.reverse(rendered);
-            chosen.add(rendered);
-            size = (int) Math.min(Integer.MAX_VALUE, (long) size + turnSize);
+            size += turnSize;
+            turnSizes[t] = turnSize;
+            shownItems += items;
             selected++;
         }
-        List<ChatMessage> messages = new ArrayList<>(pinned);
-        for (int c = chosen.size() - 1; c >= 0; c--) {
-            messages.addAll(chosen.get(c));
+        List<ChatMessage> messages = new ArrayList<>(pinned.size() + shownItems);
+        messages.addAll(pinned);
+        long firstIndex = -1;
+        int[] offsets = new int[selected];
+        long[] firstIndices = new long[selected];
+        if (selected > 0) {
+            int firstTurn = turns - selected;
+            int first = turnStarts[firstTurn];
+            int newestStart = turnStarts[turns - 1];
+            firstIndex = ((Entry) slots.get(first)).index();
+            int fromEnd = shownItems;
+            int nextTurn = firstTurn;
+            for (int i = first; i < end; i++) {
+                Object slot = slots.get(i);
+                if (nextTurn < turns && i == turnStarts[nextTurn]) {
+                    offsets[nextTurn - firstTurn] = messages.size();
+                    firstIndices[nextTurn - firstTurn] = ((Entry) slot).index();
+                    nextTurn++;
+                }
+                boolean newest = i >= newestStart;
+                if (slot instanceof Entry) {
+                    messages.add(shown(((Entry) slot).message(), (Entry) slot, newest, --fromEnd));
+                } else {
+                    for (Object item : ((Unit) slot).items()) {
+                        messages.add(shown(messageOf(item), entryOf(item), newest, --fromEnd));
+                    }
+                }
+            }
         }
-        long firstIndex = selected == 0 ? -1 : turns.get(turns.size() - selected).items.get(0).entry.index();
-        boolean needsOlder = selected == turns.size() && !skippedCovered;
-        return new View(messages, limit, size, selected, firstIndex, needsOlder);
+        boolean needsOlder = selected == turns && !skippedCovered;
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+        // a view can be extended by later plain messages when no rule looks at what comes after a message
+        boolean extendable = selected > 0 && !inFlight && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0;
+        View.Tail tail = extendable ? new View.Tail(state.version(), pinned.size(), pinnedSize,
+                offsets, Arrays.copyOfRange(turnSizes, turns - selected, turns), firstIndices, last.index(), last.id())
+                : null;
+        return new View(messages, limit, viewSize, selected, firstIndex, needsOlder, tail);
     }
 
-    private ChatMessage rewrite(Item item, boolean newestTurn, int fromEnd) {
-        ChatMessage message = item.message;
-        if (item.entry == null) {
+    /**
+     * The view {@code previous} would become with {@code appended} added to the log, computed from
+     * {@code previous} alone — or empty when that is not possible and a caller must {@link #render}
+     * again. It is possible when the state has the version {@code previous} was computed from, the
+     * limit is the same, the appended entries are only user messages and AI messages without tool
+     * requests, {@code previous} showed at least one turn, no call was in flight, and no cost rule is
+     * enabled. The result equals what {@link #render} would compute over the same entries.
+     *
+     * @param appended the entries after the newest one {@code previous} was computed from, in index order
+     */
+    public Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
+        View.Tail tail = previous.tail();
+        if (tail == null || tail.stateVersion != state.version() || !previous.limit().equals(limit)) {
+            return Optional.empty();
+        }
+        if (appended.isEmpty()) {
+            return Optional.of(previous);
+        }
+        for (Entry entry : appended) {
+            ChatMessage message = entry.message();
+            boolean plain = message instanceof UserMessage
+                    || (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests());
+            if (!plain) {
+                return Optional.empty();
+            }
+        }
+        List<ChatMessage> old = previous.messages();
+        int oldTurns = tail.sizes.length;
+        int maxTurns = oldTurns + appended.size();
+        int[] offsets = Arrays.copyOf(tail.offsets, maxTurns);
+        long[] sizes = Arrays.copyOf(tail.sizes, maxTurns);
+        long[] firstIndices = Arrays.copyOf(tail.firstIndices, maxTurns);
+        int turns = oldTurns;
+        int length = old.size();
+        boolean tokens = limit.countsTokens();
+        for (Entry entry : appended) {
+            if (entry.message() instanceof UserMessage) {
+                offsets[turns] = length;
+                firstIndices[turns] = entry.index();
+                sizes[turns] = limit.unit() == ViewLimit.Unit.TURNS ? 1 : 0;
+                turns++;
+            }
+            if (limit.unit() != ViewLimit.Unit.TURNS) {
+                sizes[turns - 1] += tokens ? storedTokens(entry) : 1;
+            }
+            length++;
+        }
+        long size = tail.pinnedSize;
+        for (int t = 0; t < turns; t++) {
+            size += sizes[t];
+        }
+        int firstTurn = 0;
+        while (limit.cuts() && firstTurn < turns - 1 && size > limit.value()) {
+            size -= sizes[firstTurn++];
+        }
+        // offsets count positions in "previous messages, then appended messages"
+        int start = offsets[firstTurn];
+        int cut = start - tail.pinnedCount;
+        List<ChatMessage> messages = new ArrayList<>(length - cut);
+        messages.addAll(old.subList(0, tail.pinnedCount));
+        if (start < old.size()) {
+            messages.addAll(old.subList(start, old.size()));
+        }
+        for (int i = Math.max(0, start - old.size()); i < appended.size(); i++) {
+            messages.add(appended.get(i).message());
+        }
+        int shown = turns - firstTurn;
+        int[] shiftedOffsets = new int[shown];
+        for (int t = 0; t < shown; t++) {
+            shiftedOffsets[t] = offsets[firstTurn + t] - cut;
+        }
+        Entry last = appended.get(appended.size() - 1);
+        View.Tail next = new View.Tail(tail.stateVersion, tail.pinnedCount, tail.pinnedSize, shiftedOffsets,
+                Arrays.copyOfRange(sizes, firstTurn, turns), Arrays.copyOfRange(firstIndices, firstTurn, turns),
+                last.index(), last.id());
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+        boolean needsOlder = previous.needsOlderEntries() && firstTurn == 0;
+        return Optional.of(new View(messages, limit, viewSize, shown, firstIndices[firstTurn], needsOlder, next));
+    }
+
+    /** Tokens of the turn in slots[from, to), as shown; {@code itemsToEnd} counts its items and all newer ones. */
+    private long tokens(List<Object> slots, int from, int to, boolean newest, int itemsToEnd) {
+        long tokens = 0;
+        int fromEnd = itemsToEnd;
+        for (int i = from; i < to; i++) {
+            Object slot = slots.get(i);
+            if (slot instanceof Entry) {
+                tokens += tokensShown((Entry) slot, (Entry) slot, newest, --fromEnd);
+            } else {
+                for (Object item : ((Unit) slot).items()) {
+                    tokens += tokensShown(item, entryOf(item), newest, --fromEnd);
+                }
+            }
+        }
+        return tokens;
+    }
+
+    private int tokensShown(Object item, Entry entry, boolean newestTurn, int fromEnd) {
+        ChatMessage original = messageOf(item);
+        ChatMessage shown = shown(original, entry, newestTurn, fromEnd);
+        if (entry != null && shown == original) {
+            return storedTokens(entry);
+        }
+        return tokenizer().estimateTokenCountInMessage(shown);
+    }
+
+    private static ChatMessage messageOf(Object item) {
+        return item instanceof Entry ? ((Entry) item).message() : (ChatMessage) item;
+    }
+
+    private static Entry entryOf(Object item) {
+        return item instanceof Entry ? (Entry) item : null;
+    }
+
+    /** The message as the cost rules show it; {@code entry} is null for a synthetic repair. */
+    private ChatMessage shown(ChatMessage message, Entry entry, boolean newestTurn, int fromEnd) {
+        if (entry == null) {
             return message;
         }
         if (!newestTurn && toolResultPreviewTokens > 0 && message instanceof ToolExecutionResultMessage
-                && storedTokens(item.entry) > toolResultPreviewTokens) {
-            message = preview((ToolExecutionResultMessage) message, storedTokens(item.entry));
+                && storedTokens(entry) > toolResultPreviewTokens) {
+            message = preview((ToolExecutionResultMessage) message, storedTokens(entry));
         }
         if (keepImagesInNewest >= 0 && fromEnd >= keepImagesInNewest) {
             message = withoutImages(message);
@@ -289,20 +459,13 @@ public final class ViewRules {
     }
 
     private int storedTokens(Entry entry) {
-        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
-    }
-
-    private int tokensOf(Item item, ChatMessage rendered) {
-        if (item.entry != null && rendered == item.entry.message()) {
-            return storedTokens(item.entry);
-        }
-        return tokenizer.estimateTokenCountInMessage(rendered);
+        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
     }
 
     private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
         Counted counted = cache.get();
         if (counted == null || !counted.message.equals(message)) {
-            counted = new Counted(message, tokenizer.estimateTokenCountInMessage(message));
+            counted = new Counted(message, tokenizer().estimateTokenCountInMessage(message));
             cache.set(counted);
         }
         return counted.tokens;
@@ -316,17 +479,6 @@ public final class ViewRules {
     public String toString() {
         return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
                 + ", keepImagesInNewest=" + keepImagesInNewest + '}';
-    }
-
-    /** A message the view may show; {@code entry} is null for a synthetic repair. */
-    private static final class Item {
-        final ChatMessage message;
-        final Entry entry;
-
-        Item(ChatMessage message, Entry entry) {
-            this.message = message;
-            this.entry = entry;
-        }
     }
 
     private static final class Pending {
@@ -359,19 +511,20 @@ public final class ViewRules {
             }
         }
 
-        void addItemsTo(List<Item> items) {
-            items.add(new Item(head.message(), head));
-            for (Entry result : results) {
-                items.add(new Item(result.message(), result));
-            }
-            for (Pending p : pending) {
-                items.add(new Item(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT), null));
-            }
+        int size() {
+            return 1 + results.size() + pending.size();
         }
-    }
 
-    private static final class Turn {
-        final List<Item> items = new ArrayList<>();
+        /** The AI message's entry, its results' entries in log order, then a synthetic result per unanswered request. */
+        List<Object> items() {
+            List<Object> items = new ArrayList<>(size());
+            items.add(head);
+            items.addAll(results);
+            for (Pending p : pending) {
+                items.add(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT));
+            }
+            return items;
+        }
     }
 
     private static final class Counted {
@@ -387,16 +540,19 @@ public final class ViewRules {
     /** Builder for {@link ViewRules}; every cost rule is off unless set. */
     public static final class Builder {
 
-        private TokenCountEstimator tokenizer = Tokenizers.o200k();
+        private TokenCountEstimator tokenizer;
         private int toolResultPreviewTokens;
         private int keepImagesInNewest = -1;
 
         private Builder() {
         }
 
-        /** The estimator for token limits and rewritten messages; default {@link Tokenizers#o200k()}. */
+        /**
+         * The estimator for token limits and rewritten messages; {@code null} (the default) means
+         * {@link Tokenizers#o200k()}, loaded only if a view ever counts tokens.
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+            this.tokenizer = tokenizer;
             return this;
         }
 

@@ -268,6 +268,50 @@ class ViewRulesTest {
         assertThat(view.firstIndex()).isEqualTo(-1);
     }
 
+    @Test
+    void should_extend_view_exactly_like_a_fresh_render_when_plain_messages_are_appended() {
+        // given
+        List<Entry> first = counted(List.of(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1")));
+        SessionState state = stateWith(SYSTEM);
+        for (ViewLimit limit : List.of(ViewLimit.messages(4), ViewLimit.turns(2), ViewLimit.tokens(40), ViewLimit.none())) {
+            View previous = rules.render(state, first, limit);
+            List<Entry> appended = counted(List.of(AiMessage.from("a1"), UserMessage.from("q2"), AiMessage.from("a2")));
+            List<Entry> all = new ArrayList<>(first);
+            all.addAll(appended);
+
+            // when
+            View extended = rules.extend(previous, state, appended, limit).orElseThrow();
+
+            // then
+            View fresh = rules.render(state, all, limit);
+            assertThat(extended.messages()).as(limit.toString()).isEqualTo(fresh.messages());
+            assertThat(extended.size()).isEqualTo(fresh.size());
+            assertThat(extended.firstIndex()).isEqualTo(fresh.firstIndex());
+            assertThat(extended.lastIndex()).isEqualTo(appended.get(2).index());
+            first = all;
+        }
+    }
+
+    @Test
+    void should_refuse_to_extend_when_a_tool_call_or_a_new_state_or_a_call_in_flight_is_involved() {
+        // given
+        List<Entry> log = log(UserMessage.from("q0"));
+        View previous = rules.render(SessionState.EMPTY, log, ViewLimit.messages(10));
+        List<Entry> callRunning = new ArrayList<>(log);
+        callRunning.addAll(log(AiMessage.from(CALL_1)));
+        View inFlight = rules.render(SessionState.EMPTY, callRunning, ViewLimit.messages(10));
+
+        // then
+        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from(CALL_2)), ViewLimit.messages(10)))
+                .isEmpty();
+        assertThat(rules.extend(previous, stateWith(SYSTEM), log(AiMessage.from("a")), ViewLimit.messages(10)))
+                .isEmpty();
+        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from("a")), ViewLimit.messages(9)))
+                .isEmpty();
+        assertThat(inFlight.turns()).isEqualTo(1);
+        assertThat(inFlight.extendable()).isFalse();
+    }
+
     private static SessionState stateWith(SystemMessage system) {
         return new SessionState(1, system, null, Map.of());
     }

@@ -97,8 +97,8 @@ public class TokenWindowBenchmark {
      */
     @Benchmark
     @BenchmarkMode(Mode.AverageTime)
-    @Warmup(iterations = 2, time = 1)
-    @Measurement(iterations = 3, time = 2)
+    @Warmup(iterations = 1, time = 1)
+    @Measurement(iterations = 3, time = 1)
     public void langChain4j(LangChain4j window, Blackhole sink) {
         window.turns(1, sink);
     }

@@ -13,9 +13,8 @@ import java.util.SplittableRandom;
 
 /**
  * A deterministic synthetic conversation: alternating user and assistant messages of realistic,
- * varied length (log-normal word counts: users a median of ~25 words, assistants ~140, with a long
- * tail of pasted text and long answers), prose with numbers, identifiers, bullet lists and code.
- * About 4.3 characters per o200k token, like English chat.
+ * varied length (log-normal word counts; in o200k tokens users a median of 39, up to 566, assistants
+ * a median of 206, up to 1,661), prose with numbers, identifiers, bullet lists and code.
  *
  * <p>The same seed always gives the same text, so every run and every memory sees the same
  * conversation. Message {@code i} of the conversation is drawn from a fixed pool of

@@ -24,7 +24,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * Cost of one chat turn through a token-limited window: {@code WindowChatMemory.maxTokens(n)} with
  * {@code Tokenizers.o200k()} against LangChain4j's {@code TokenWindowChatMemory(n)} with
  * {@code OpenAiTokenCountEstimator("gpt-4o-mini")} (also o200k), both on in-memory stores and
- * pre-filled with a {@value #HISTORY}-message conversation (about 2.9 million tokens, so every
+ * pre-filled with a {@value #HISTORY}-message conversation (3.15 million tokens, so every
  * window is full); plus the floor: counting the tokens of the turn's two new messages alone, the
  * least any token window must do per turn.
  *
@@ -37,8 +37,8 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 40)
-@Measurement(iterations = 40)
+@Warmup(iterations = 100)
+@Measurement(iterations = 30)
 public class TokenWindowBenchmark {
 
     static final int HISTORY = 20_000;
@@ -93,7 +93,7 @@ public class TokenWindowBenchmark {
      * LangChain4j's turns take milliseconds to seconds, and its store never grows (each turn evicts
      * what no longer fits), so its state is steady without resets: plain time-bound iterations of
      * one turn per invocation. An iteration always finishes the turn it started, so at 500,000
-     * tokens an iteration is one or two turns.
+     * tokens an iteration is a single turn.
      */
     @Benchmark
     @BenchmarkMode(Mode.AverageTime)

@@ -13,15 +13,14 @@ import java.util.SplittableRandom;
 
 /**
  * A deterministic synthetic conversation: alternating user and assistant messages of realistic,
- * varied length (log-normal word counts: users a median of ~25 words, assistants ~140, with a long
- * tail of pasted text and long answers), prose with numbers, identifiers, bullet lists and code.
- * About 4.3 characters per o200k token, like English chat.
+ * varied length (log-normal word counts; in o200k tokens users a median of 39, up to 566, assistants
+ * a median of 206, up to 1,661), prose with numbers, identifiers, bullet lists and code.
  *
  * <p>The same seed always gives the same text, so every run and every memory sees the same
  * conversation. Message {@code i} of the conversation is drawn from a fixed pool of
  * {@value #POOL_PAIRS} user/assistant pairs (pair {@code (i / 2) % POOL_PAIRS}): long histories
  * share message objects, which keeps 100,000-message histories small in memory without changing
- * what a memory does per message.
+ * what a memory does per message. Not thread-safe: each benchmark thread has its own.
  */
 final class Conversation {
 
@@ -67,14 +66,12 @@ final class Conversation {
 
     private final List<ChatMessage> users;
     private final List<ChatMessage> assistants;
-    private final List<NewEntry> userEntries;
-    private final List<NewEntry> assistantEntries;
+    /** Entry {@code i} is message {@code i % (2 × POOL_PAIRS)} with its o200k count; counted on first use. */
+    private final NewEntry[] countedEntries = new NewEntry[2 * POOL_PAIRS];
 
     private Conversation(List<ChatMessage> users, List<ChatMessage> assistants) {
         this.users = users;
         this.assistants = assistants;
-        this.userEntries = counted(users);
-        this.assistantEntries = counted(assistants);
     }
 
     /** The conversation every benchmark uses (deterministic). */
@@ -106,18 +103,16 @@ final class Conversation {
 
     /**
      * Appends messages {@code 0 .. count - 1} to a session log as a memory's {@code add} would have
-     * stored them (with their o200k token counts when {@code counted}, else
+     * stored them (with their o200k token counts when {@code withTokenCounts}, else
      * {@link io.github.memorypack.core.Entry#UNKNOWN_TOKENS}), but in batches: pre-filling 100,000
      * messages one by one through a memory would count each one's tokens again on every iteration.
      */
-    void prefill(SessionStore store, String sessionId, int count, boolean counted) {
+    void prefill(SessionStore store, String sessionId, int count, boolean withTokenCounts) {
         for (int from = 0; from < count; from += PREFILL_BATCH) {
             int to = Math.min(count, from + PREFILL_BATCH);
             List<NewEntry> batch = new ArrayList<>(to - from);
             for (int i = from; i < to; i++) {
-                int pair = (i / 2) % POOL_PAIRS;
-                NewEntry entry = i % 2 == 0 ? userEntries.get(pair) : assistantEntries.get(pair);
-                batch.add(counted ? entry : NewEntry.of(entry.message()));
+                batch.add(withTokenCounts ? countedEntry(i) : NewEntry.of(message(i)));
             }
             store.append(sessionId, batch);
         }
@@ -140,13 +135,13 @@ final class Conversation {
         return count;
     }
 
-    private static List<NewEntry> counted(List<ChatMessage> messages) {
-        TokenCountEstimator tokenizer = Tokenizers.o200k();
-        List<NewEntry> entries = new ArrayList<>(messages.size());
-        for (ChatMessage message : messages) {
-            entries.add(NewEntry.of(message, tokenizer.estimateTokenCountInMessage(message)));
+    private NewEntry countedEntry(long i) {
+        int slot = (int) (i % countedEntries.length);
+        if (countedEntries[slot] == null) {
+            ChatMessage message = message(i);
+            countedEntries[slot] = NewEntry.of(message, Tokenizers.o200k().estimateTokenCountInMessage(message));
         }
-        return List.copyOf(entries);
+        return countedEntries[slot];
     }
 
     private static int logNormalWords(SplittableRandom random, double median, double sigma, int min, int max) {

@@ -31,8 +31,8 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 40)
-@Measurement(iterations = 40)
+@Warmup(iterations = 100)
+@Measurement(iterations = 30)
 public class HistoryFlatnessBenchmark {
 
     static final int K = 20;

@@ -28,14 +28,15 @@ import org.openjdk.jmh.infra.Blackhole;
  * invocation of {@value #TURNS} turns ({@link Mode#SingleShotTime}), reported per turn, and
  * {@code @Setup(Level.Iteration)} rebuilds the pre-filled memory before each: the log stays within
  * {@value #HISTORY} + 2×{@value #TURNS} messages (+2%), and LangChain4j's store stays at k.
- * Many short iterations replace long ones; the warm-up iterations run {@code 40 × 200} turns,
- * enough for the JIT.
+ * Many short iterations replace long ones. The warm-up runs {@code 100 × 200} turns: with short
+ * set-ups (small histories) fewer left the JIT's background compilations unfinished on a busy
+ * 2-core machine, and small histories then measured up to 3× slower than large ones.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 40)
-@Measurement(iterations = 40)
+@Warmup(iterations = 100)
+@Measurement(iterations = 30)
 public class MessageWindowBenchmark {
 
     static final int HISTORY = 20_000;

@@ -13,10 +13,15 @@ public abstract class TurnState {
     private ChatMemory memory;
     private long next;
 
-    /** Starts over on {@code memory}, which holds the conversation's first {@code history} messages. */
+    /**
+     * Starts over on {@code memory}, which holds the conversation's first {@code history} messages,
+     * and reads its view once, as a session's first request does: the measured turns are those of
+     * a long-lived memory (AiServices keeps one per memory id), not its first read.
+     */
     void start(ChatMemory memory, int history) {
         this.memory = memory;
         this.next = history;
+        memory.messages();
         System.gc(); // keep the pre-fill's garbage out of the measured turns
     }
 

@@ -4,6 +4,7 @@ import dev.langchain4j.data.message.ChatMessage;
 import java.util.AbstractList;
 import java.util.List;
 import java.util.RandomAccess;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The shown messages and turns of a chain of extended views, in arrays that only ever grow at the
@@ -31,9 +32,9 @@ final class TurnTrack {
     final long[] turnFirstIndices;
     /** Total size of the turns before each turn, in the view limit's unit, counted from any fixed origin. */
     final long[] sizeBefore;
-    // guarded by this: how much of the arrays is written or reserved by some view
-    private int messageCount;
-    private int turnCount;
+    // how much of the arrays is written or reserved by some view: messages in the high 32 bits,
+    // turns in the low ones, so one compare-and-set both checks that a view ends here and reserves
+    private final AtomicLong counts = new AtomicLong();
 
     private TurnTrack(int messageCapacity, int turnCapacity) {
         this.messages = new ChatMessage[messageCapacity];
@@ -60,8 +61,7 @@ final class TurnTrack {
             track.sizeBefore[t] = total;
             total += sizes[t];
         }
-        track.messageCount = messages.size() - skip;
-        track.turnCount = turns;
+        track.counts.set(counts(messages.size() - skip, turns));
         return track;
     }
 
@@ -71,13 +71,12 @@ final class TurnTrack {
      * room is there, otherwise a new track whose first turn is the view's {@code turnFrom} (so the
      * caller must rebase its positions: turns by {@code turnFrom}, messages by that turn's start).
      */
-    synchronized TurnTrack reserve(int turnFrom, int turnTo, int messageTo, int moreMessages, int moreTurns) {
-        if (messageCount == messageTo && turnCount == turnTo && messageTo + moreMessages <= messages.length
-                && turnTo + moreTurns <= turnStarts.length) {
-            messageCount += moreMessages;
-            turnCount += moreTurns;
+    TurnTrack reserve(int turnFrom, int turnTo, int messageTo, int moreMessages, int moreTurns) {
+        if (messageTo + moreMessages <= messages.length && turnTo + moreTurns <= turnStarts.length
+                && counts.compareAndSet(counts(messageTo, turnTo), counts(messageTo + moreMessages, turnTo + moreTurns))) {
             return this;
         }
+        // the view's own range was written before the view was published, so it is safe to read here
         int messageFrom = turnStarts[turnFrom];
         int liveMessages = messageTo - messageFrom;
         int liveTurns = turnTo - turnFrom;
@@ -88,9 +87,12 @@ final class TurnTrack {
         }
         System.arraycopy(turnFirstIndices, turnFrom, copy.turnFirstIndices, 0, liveTurns);
         System.arraycopy(sizeBefore, turnFrom, copy.sizeBefore, 0, liveTurns);
-        copy.messageCount = liveMessages + moreMessages;
-        copy.turnCount = liveTurns + moreTurns;
+        copy.counts.set(counts(liveMessages + moreMessages, liveTurns + moreTurns));
         return copy;
+    }
+
+    private static long counts(int messages, int turns) {
+        return (long) messages << 32 | turns;
     }
 
     /** An immutable list of {@code pinned} followed by the messages in {@code [from, to)}. */

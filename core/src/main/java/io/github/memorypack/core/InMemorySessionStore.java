@@ -4,7 +4,6 @@ import io.github.memorypack.core.internal.Ids;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -91,7 +90,7 @@ public final class InMemorySessionStore implements SessionStore {
             long first = session.nextIndex - size;
             int from = (int) Math.max(0, Math.min(size, fromIndex - first));
             int to = (int) Math.min(size, (long) from + maxCount);
-            return session.copy(from, to);
+            return List.copyOf(session.entries.subList(from, to));
         }
     }
 
@@ -106,7 +105,7 @@ public final class InMemorySessionStore implements SessionStore {
         }
         synchronized (session) {
             int size = session.entries.size();
-            return session.copy(Math.max(0, size - count), size);
+            return List.copyOf(session.entries.subList(Math.max(0, size - count), size));
         }
     }
 
@@ -246,23 +245,6 @@ public final class InMemorySessionStore implements SessionStore {
         long nextIndex;
         volatile SessionState state = SessionState.EMPTY;
         boolean deleted;
-
-        /**
-         * An immutable copy of entries {@code [from, to)}, copied once (List.copyOf of a sub-list
-         * copies twice); reads of the few entries appended since a view are the common case.
-         */
-        List<Entry> copy(int from, int to) {
-            switch (to - from) {
-                case 0:
-                    return List.of();
-                case 1:
-                    return List.of(entries.get(from));
-                case 2:
-                    return List.of(entries.get(from), entries.get(from + 1));
-                default:
-                    return Collections.unmodifiableList(Arrays.asList(entries.subList(from, to).toArray(new Entry[0])));
-            }
-        }
 
         /** The next entry of this log, with a fresh random id. */
         Entry newEntry(Instant now, NewEntry entry, String idempotencyKey) {

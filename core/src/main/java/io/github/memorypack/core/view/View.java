@@ -151,10 +151,5 @@ public final class View {
         int messageFrom() {
             return track.turnStarts[turnFrom];
         }
-
-        /** The view's size: pinned messages plus its turns. */
-        long size() {
-            return pinnedSize + total - track.sizeBefore[turnFrom];
-        }
     }
 }

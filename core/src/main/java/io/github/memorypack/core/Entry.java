@@ -1,6 +1,7 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
+import io.github.memorypack.core.internal.Ids;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
@@ -17,7 +18,10 @@ public final class Entry {
     public static final int UNKNOWN_TOKENS = -1;
 
     private final long index;
-    private final String id;
+    // either given, or formatted on first use from idHigh/idLow (see the package-private constructor)
+    private String id;
+    private final long idHigh;
+    private final long idLow;
     private final Instant timestamp;
     private final int tokenCount;
     private final ChatMessage message;
@@ -38,10 +42,29 @@ public final class Entry {
         }
         this.index = index;
         this.id = Objects.requireNonNull(id, "id");
+        this.idHigh = 0;
+        this.idLow = 0;
         this.timestamp = Objects.requireNonNull(timestamp, "timestamp");
         this.tokenCount = tokenCount;
         this.message = Objects.requireNonNull(message, "message");
         this.metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        this.idempotencyKey = idempotencyKey;
+    }
+
+    /**
+     * An entry whose id is the random UUID with bits {@code idHigh} and {@code idLow}, formatted only
+     * when {@link #id()} is first called: an in-memory store appends far more entries than anyone
+     * asks the id of. {@code tokenCount} and {@code metadata} come from a {@link NewEntry}, which
+     * already checked and copied them.
+     */
+    Entry(long index, long idHigh, long idLow, Instant timestamp, NewEntry entry, String idempotencyKey) {
+        this.index = index;
+        this.idHigh = idHigh;
+        this.idLow = idLow;
+        this.timestamp = timestamp;
+        this.tokenCount = entry.tokenCount();
+        this.message = entry.message();
+        this.metadata = entry.metadata();
         this.idempotencyKey = idempotencyKey;
     }
 
@@ -52,7 +75,13 @@ public final class Entry {
 
     /** Stable, unique id assigned at append time. */
     public String id() {
-        return id;
+        String formatted = id;
+        if (formatted == null) {
+            // a race formats the same text twice, harmlessly: Strings are safely published
+            formatted = Ids.uuid(idHigh, idLow);
+            id = formatted;
+        }
+        return formatted;
     }
 
     /** When the entry was appended (the store's clock). */
@@ -93,19 +122,19 @@ public final class Entry {
             return false;
         }
         Entry other = (Entry) o;
-        return index == other.index && tokenCount == other.tokenCount && id.equals(other.id)
+        return index == other.index && tokenCount == other.tokenCount && id().equals(other.id())
                 && timestamp.equals(other.timestamp) && message.equals(other.message)
                 && metadata.equals(other.metadata) && Objects.equals(idempotencyKey, other.idempotencyKey);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index, id, timestamp, tokenCount, message, metadata, idempotencyKey);
+        return Objects.hash(index, id(), timestamp, tokenCount, message, metadata, idempotencyKey);
     }
 
     @Override
     public String toString() {
-        return "Entry{index=" + index + ", id=" + id + ", timestamp=" + timestamp + ", tokens=" + tokenCount
+        return "Entry{index=" + index + ", id=" + id() + ", timestamp=" + timestamp + ", tokens=" + tokenCount
                 + ", message=" + message + (metadata.isEmpty() ? "" : ", metadata=" + metadata)
                 + (idempotencyKey == null ? "" : ", key=" + idempotencyKey) + '}';
     }

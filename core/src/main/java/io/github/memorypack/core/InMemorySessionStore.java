@@ -38,13 +38,16 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
-        SessionIds.validate(sessionId);
+        Session session = find(sessionId);
         Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
-        List<NewEntry> batch = List.copyOf(entries);
+        List<NewEntry> batch = List.copyOf(entries); // no copy when already immutable, like List.of(entry)
         while (true) {
-            Session session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            if (session == null) {
+                session = sessions.computeIfAbsent(sessionId, id -> new Session());
+            }
             synchronized (session) {
                 if (session.deleted) {
+                    session = null;
                     continue; // deleted under us: append to the session that replaces it
                 }
                 if (idempotencyKey != null) {
@@ -54,13 +57,19 @@ public final class InMemorySessionStore implements SessionStore {
                     }
                 }
                 Instant now = clock.instant();
-                List<Entry> stored = new ArrayList<>(batch.size());
-                for (NewEntry e : batch) {
-                    stored.add(new Entry(session.nextIndex++, Ids.newId(), now, e.tokenCount(), e.message(),
-                            e.metadata(), idempotencyKey));
+                List<Entry> result;
+                if (batch.size() == 1) { // what a memory's add() appends: no list to build and wrap
+                    Entry entry = session.newEntry(now, batch.get(0), idempotencyKey);
+                    session.entries.add(entry);
+                    result = List.of(entry);
+                } else {
+                    List<Entry> stored = new ArrayList<>(batch.size());
+                    for (NewEntry e : batch) {
+                        stored.add(session.newEntry(now, e, idempotencyKey));
+                    }
+                    session.entries.addAll(stored);
+                    result = Collections.unmodifiableList(stored);
                 }
-                session.entries.addAll(stored);
-                List<Entry> result = Collections.unmodifiableList(stored);
                 if (idempotencyKey != null) {
                     session.byKey.put(idempotencyKey, result);
                 }
@@ -71,9 +80,8 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-        SessionIds.validate(sessionId);
+        Session session = find(sessionId);
         checkRead(fromIndex, maxCount);
-        Session session = sessions.get(sessionId);
         if (session == null) {
             return List.of();
         }
@@ -88,11 +96,10 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
-        SessionIds.validate(sessionId);
+        Session session = find(sessionId);
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, was " + count);
         }
-        Session session = sessions.get(sessionId);
         if (session == null) {
             return List.of();
         }
@@ -104,8 +111,7 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public long nextIndex(String sessionId) {
-        SessionIds.validate(sessionId);
-        Session session = sessions.get(sessionId);
+        Session session = find(sessionId);
         if (session == null) {
             return 0;
         }
@@ -116,14 +122,11 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public SessionState state(String sessionId) {
-        SessionIds.validate(sessionId);
-        Session session = sessions.get(sessionId);
+        Session session = find(sessionId);
         if (session == null) {
             return SessionState.EMPTY;
         }
-        synchronized (session) {
-            return session.state;
-        }
+        return session.state; // volatile: an immutable value, written under the lock, read without it
     }
 
     @Override
@@ -165,8 +168,7 @@ public final class InMemorySessionStore implements SessionStore {
                 session.byKey.clear();
                 Instant now = clock.instant();
                 for (NewEntry e : batch) {
-                    session.entries.add(new Entry(session.nextIndex++, Ids.newId(), now, e.tokenCount(),
-                            e.message(), e.metadata(), null));
+                    session.entries.add(session.newEntry(now, e, null));
                 }
                 return;
             }
@@ -175,8 +177,7 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public void trim(String sessionId, long beforeIndex) {
-        SessionIds.validate(sessionId);
-        Session session = sessions.get(sessionId);
+        Session session = find(sessionId);
         if (session == null) {
             return;
         }
@@ -205,8 +206,7 @@ public final class InMemorySessionStore implements SessionStore {
 
     @Override
     public void delete(String sessionId) {
-        SessionIds.validate(sessionId);
-        Session session = sessions.get(sessionId);
+        Session session = find(sessionId);
         if (session == null) {
             return;
         }
@@ -214,6 +214,19 @@ public final class InMemorySessionStore implements SessionStore {
             session.deleted = true;
             sessions.remove(sessionId, session);
         }
+    }
+
+    /**
+     * The session stored under {@code sessionId}, or null after validating the id. A stored session's
+     * id was validated when it was created, and validity depends only on the characters, so an id
+     * equal to a stored one needs no second check: the lookup the call needs anyway stands in for it.
+     */
+    private Session find(String sessionId) {
+        Session session = sessionId == null ? null : sessions.get(sessionId);
+        if (session == null) {
+            SessionIds.validate(sessionId);
+        }
+        return session;
     }
 
     static void checkRead(long fromIndex, int maxCount) {
@@ -230,7 +243,12 @@ public final class InMemorySessionStore implements SessionStore {
         final ArrayList<Entry> entries = new ArrayList<>();
         final Map<String, List<Entry>> byKey = new HashMap<>();
         long nextIndex;
-        SessionState state = SessionState.EMPTY;
+        volatile SessionState state = SessionState.EMPTY;
         boolean deleted;
+
+        /** The next entry of this log, with a fresh random id. */
+        Entry newEntry(Instant now, NewEntry entry, String idempotencyKey) {
+            return new Entry(nextIndex++, Ids.randomUuidHigh(), Ids.randomUuidLow(), now, entry, idempotencyKey);
+        }
     }
 }

@@ -46,6 +46,7 @@ public final class WindowChatMemory extends SessionChatMemory {
 
     private final ViewLimit.Unit unit;
     private final Function<Object, Integer> limit;
+    private volatile ViewLimit lastLimit;
 
     private WindowChatMemory(MemorySettings settings, ViewLimit.Unit unit, Function<Object, Integer> limit) {
         super(settings, unit == ViewLimit.Unit.TOKENS);
@@ -78,7 +79,13 @@ public final class WindowChatMemory extends SessionChatMemory {
     }
 
     private ViewLimit currentLimit() {
-        return ViewLimit.of(unit, MemorySettings.limit(limit, memory.id(), Builder.name(unit)));
+        int value = MemorySettings.limit(limit, memory.id(), Builder.name(unit));
+        ViewLimit last = lastLimit;
+        if (last == null || last.value() != value) {
+            last = ViewLimit.of(unit, value);
+            lastLimit = last;
+        }
+        return last; // the same object while the limit stays the same: nothing to allocate or compare per turn
     }
 
     @Override

@@ -10,10 +10,22 @@ public final class Ids {
     }
 
     public static String newId() {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        long most = (random.nextLong() & ~0xF000L) | 0x4000L;
-        long least = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-        return new UUID(most, least).toString();
+        return uuid(randomUuidHigh(), randomUuidLow());
+    }
+
+    /** The high 64 bits of a random version-4 UUID. */
+    public static long randomUuidHigh() {
+        return (ThreadLocalRandom.current().nextLong() & ~0xF000L) | 0x4000L;
+    }
+
+    /** The low 64 bits of a random version-4 UUID (IETF variant). */
+    public static long randomUuidLow() {
+        return (ThreadLocalRandom.current().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+    }
+
+    /** The UUID with these bits in its usual text form. */
+    public static String uuid(long high, long low) {
+        return new UUID(high, low).toString();
     }
 
     /** Checks an idempotency key: {@code null} is allowed (no key). */

@@ -149,8 +149,7 @@ public final class SessionMemory {
         View previous = lastTail;
         if (previous != null && previous.extendable()) {
             List<Entry> fresh = store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
-            if (!fresh.isEmpty() && fresh.get(0).index() == previous.lastIndex()
-                    && fresh.get(0).id().equals(previous.lastId())) {
+            if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
                 Optional<View> extended = rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
                 if (extended.isPresent()) {
                     lastTail = extended.get();

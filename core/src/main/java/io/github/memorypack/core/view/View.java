@@ -1,7 +1,7 @@
 package io.github.memorypack.core.view;
 
 import dev.langchain4j.data.message.ChatMessage;
-import java.util.Collections;
+import io.github.memorypack.core.Entry;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,7 +21,7 @@ public final class View {
 
     View(List<ChatMessage> messages, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, Tail tail) {
-        this.messages = Collections.unmodifiableList(messages); // built by ViewRules for this view alone
+        this.messages = messages; // immutable, built by ViewRules for this view
         this.limit = limit;
         this.size = size;
         this.turns = turns;
@@ -45,12 +45,22 @@ public final class View {
 
     /** Index of the newest log entry this view was computed from; {@code -1} if not {@link #extendable()}. */
     public long lastIndex() {
-        return tail == null ? -1 : tail.lastIndex;
+        return tail == null ? -1 : tail.last.index();
     }
 
     /** Id of the entry at {@link #lastIndex()}, to tell whether the log was replaced since; null if not extendable. */
     public String lastId() {
-        return tail == null ? null : tail.lastId;
+        return tail == null ? null : tail.last.id();
+    }
+
+    /**
+     * True if this view is {@link #extendable()} and {@code entry} is the newest entry it was computed
+     * from: the same index and id, so the log was not replaced since. Cheaper than comparing
+     * {@link #lastId()}: a store that hands out the same entry object again needs no id at all.
+     */
+    public boolean computedThrough(Entry entry) {
+        return tail != null && entry.index() == tail.last.index()
+                && (entry == tail.last || entry.id().equals(tail.last.id()));
     }
 
     /** The messages to send, pinned system message and summary first. Immutable. */
@@ -109,27 +119,37 @@ public final class View {
                 + ", firstIndex=" + firstIndex + '}';
     }
 
-    /** The turn structure of an extendable view: where each shown turn starts, its size and first index. */
+    /**
+     * What {@link ViewRules#extend} needs to extend a view: its range of a {@link TurnTrack} (turns
+     * {@code [turnFrom, turnTo)}, messages up to {@code messageTo}), the running size total at its end,
+     * the pinned messages and their size, and the newest entry it was computed from.
+     */
     static final class Tail {
+        final TurnTrack track;
+        final int turnFrom;
+        final int turnTo;
+        final int messageTo;
+        final long total;
         final long stateVersion;
-        final int pinnedCount;
+        final List<ChatMessage> pinned;
         final long pinnedSize;
-        final int[] offsets;
-        final long[] sizes;
-        final long[] firstIndices;
-        final long lastIndex;
-        final String lastId;
+        final Entry last;
 
-        Tail(long stateVersion, int pinnedCount, long pinnedSize, int[] offsets, long[] sizes, long[] firstIndices,
-             long lastIndex, String lastId) {
+        Tail(TurnTrack track, int turnFrom, int turnTo, int messageTo, long total, long stateVersion,
+             List<ChatMessage> pinned, long pinnedSize, Entry last) {
+            this.track = track;
+            this.turnFrom = turnFrom;
+            this.turnTo = turnTo;
+            this.messageTo = messageTo;
+            this.total = total;
             this.stateVersion = stateVersion;
-            this.pinnedCount = pinnedCount;
+            this.pinned = pinned;
             this.pinnedSize = pinnedSize;
-            this.offsets = offsets;
-            this.sizes = sizes;
-            this.firstIndices = firstIndices;
-            this.lastIndex = lastIndex;
-            this.lastId = lastId;
+            this.last = last;
+        }
+
+        int messageFrom() {
+            return track.turnStarts[turnFrom];
         }
     }
 }

@@ -17,6 +17,7 @@ import io.github.memorypack.core.Tokenizers;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -282,10 +283,18 @@ public final class ViewRules {
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
         // a view can be extended by later plain messages when no rule looks at what comes after a message
         boolean extendable = selected > 0 && !inFlight && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0;
-        View.Tail tail = extendable ? new View.Tail(state.version(), pinned.size(), pinnedSize,
-                offsets, Arrays.copyOfRange(turnSizes, turns - selected, turns), firstIndices, last.index(), last.id())
-                : null;
-        return new View(messages, limit, viewSize, selected, firstIndex, needsOlder, tail);
+        View.Tail tail = null;
+        if (extendable) {
+            long[] selectedSizes = Arrays.copyOfRange(turnSizes, turns - selected, turns);
+            TurnTrack track = TurnTrack.of(messages, pinned.size(), offsets, firstIndices, selectedSizes);
+            long total = 0;
+            for (long turnSize : selectedSizes) {
+                total += turnSize;
+            }
+            tail = new View.Tail(track, 0, selected, messages.size() - pinned.size(), total, state.version(),
+                    List.copyOf(pinned), pinnedSize, last);
+        }
+        return new View(Collections.unmodifiableList(messages), limit, viewSize, selected, firstIndex, needsOlder, tail);
     }
 
     /**
@@ -306,66 +315,54 @@ public final class ViewRules {
         if (appended.isEmpty()) {
             return Optional.of(previous);
         }
+        int users = 0;
         for (Entry entry : appended) {
             ChatMessage message = entry.message();
-            boolean plain = message instanceof UserMessage
-                    || (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests());
-            if (!plain) {
+            if (message instanceof UserMessage) {
+                users++;
+            } else if (!(message instanceof AiMessage) || ((AiMessage) message).hasToolExecutionRequests()) {
                 return Optional.empty();
             }
         }
-        List<ChatMessage> old = previous.messages();
-        int oldTurns = tail.sizes.length;
-        int maxTurns = oldTurns + appended.size();
-        int[] offsets = Arrays.copyOf(tail.offsets, maxTurns);
-        long[] sizes = Arrays.copyOf(tail.sizes, maxTurns);
-        long[] firstIndices = Arrays.copyOf(tail.firstIndices, maxTurns);
-        int turns = oldTurns;
-        int length = old.size();
+        // the slots after the previous view's range are ours alone; a new track starts at its first turn
+        TurnTrack track = tail.track.reserve(tail.turnFrom, tail.turnTo, tail.messageTo, appended.size(), users);
+        boolean moved = track != tail.track;
+        int turnFrom = moved ? 0 : tail.turnFrom;
+        int turnTo = moved ? tail.turnTo - tail.turnFrom : tail.turnTo;
+        int messageTo = moved ? tail.messageTo - tail.messageFrom() : tail.messageTo;
+        long total = tail.total;
+        boolean countTurns = limit.unit() == ViewLimit.Unit.TURNS;
         boolean tokens = limit.countsTokens();
         for (Entry entry : appended) {
-            if (entry.message() instanceof UserMessage) {
-                offsets[turns] = length;
-                firstIndices[turns] = entry.index();
-                sizes[turns] = limit.unit() == ViewLimit.Unit.TURNS ? 1 : 0;
-                turns++;
+            ChatMessage message = entry.message();
+            if (message instanceof UserMessage) {
+                track.turnStarts[turnTo] = messageTo;
+                track.turnFirstIndices[turnTo] = entry.index();
+                track.sizeBefore[turnTo] = total;
+                turnTo++;
+                if (countTurns) {
+                    total++;
+                }
             }
-            if (limit.unit() != ViewLimit.Unit.TURNS) {
-                sizes[turns - 1] += tokens ? storedTokens(entry) : 1;
+            if (!countTurns) {
+                total += tokens ? storedTokens(entry) : 1; // messages before the first user message join the last turn
             }
-            length++;
+            track.messages[messageTo++] = message;
         }
-        long size = tail.pinnedSize;
-        for (int t = 0; t < turns; t++) {
-            size += sizes[t];
-        }
-        int firstTurn = 0;
-        while (limit.cuts() && firstTurn < turns - 1 && size > limit.value()) {
-            size -= sizes[firstTurn++];
-        }
-        // offsets count positions in "previous messages, then appended messages"
-        int start = offsets[firstTurn];
-        int cut = start - tail.pinnedCount;
-        List<ChatMessage> messages = new ArrayList<>(length - cut);
-        messages.addAll(old.subList(0, tail.pinnedCount));
-        if (start < old.size()) {
-            messages.addAll(old.subList(start, old.size()));
-        }
-        for (int i = Math.max(0, start - old.size()); i < appended.size(); i++) {
-            messages.add(appended.get(i).message());
-        }
-        int shown = turns - firstTurn;
-        int[] shiftedOffsets = new int[shown];
-        for (int t = 0; t < shown; t++) {
-            shiftedOffsets[t] = offsets[firstTurn + t] - cut;
+        int firstTurn = turnFrom;
+        long size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
+        while (limit.cuts() && turnFrom < turnTo - 1 && size > limit.value()) {
+            turnFrom++;
+            size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
         }
         Entry last = appended.get(appended.size() - 1);
-        View.Tail next = new View.Tail(tail.stateVersion, tail.pinnedCount, tail.pinnedSize, shiftedOffsets,
-                Arrays.copyOfRange(sizes, firstTurn, turns), Arrays.copyOfRange(firstIndices, firstTurn, turns),
-                last.index(), last.id());
+        View.Tail next = new View.Tail(track, turnFrom, turnTo, messageTo, total, tail.stateVersion, tail.pinned,
+                tail.pinnedSize, last);
+        List<ChatMessage> messages = track.list(tail.pinned, next.messageFrom(), messageTo);
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
-        boolean needsOlder = previous.needsOlderEntries() && firstTurn == 0;
-        return Optional.of(new View(messages, limit, viewSize, shown, firstIndices[firstTurn], needsOlder, next));
+        boolean needsOlder = previous.needsOlderEntries() && turnFrom == firstTurn;
+        return Optional.of(new View(messages, limit, viewSize, turnTo - turnFrom, track.turnFirstIndices[turnFrom],
+                needsOlder, next));
     }
 
     /** Tokens of the turn in slots[from, to), as shown; {@code itemsToEnd} counts its items and all newer ones. */

@@ -293,6 +293,46 @@ class ViewRulesTest {
     }
 
     @Test
+    void should_keep_every_extended_view_unchanged_when_views_are_extended_again_in_any_order() {
+        // given: a view, extended along two different logs, and one of them a hundred times more
+        SessionState state = stateWith(SYSTEM);
+        for (ViewLimit limit : List.of(ViewLimit.messages(5), ViewLimit.turns(3), ViewLimit.tokens(60), ViewLimit.none())) {
+            List<Entry> base = entries(0, UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"));
+            View previous = rules.render(state, base, limit);
+            List<Entry> logA = new ArrayList<>(base);
+            List<Entry> logB = new ArrayList<>(base);
+            List<Entry> appendedA = entries(3, AiMessage.from("a1"), UserMessage.from("q2"));
+            List<Entry> appendedB = entries(3, AiMessage.from("b1"), UserMessage.from("r2"), AiMessage.from("b2"));
+            logA.addAll(appendedA);
+            logB.addAll(appendedB);
+
+            // when
+            View a = rules.extend(previous, state, appendedA, limit).orElseThrow();
+            View b = rules.extend(previous, state, appendedB, limit).orElseThrow();
+            List<List<ChatMessage>> seen = new ArrayList<>();
+            List<View> views = new ArrayList<>();
+            View next = a;
+            for (int i = 0; i < 100; i++) {
+                List<Entry> appended = entries(logA.size(), AiMessage.from("a" + (i + 2)), UserMessage.from("q" + (i + 3)));
+                logA.addAll(appended);
+                next = rules.extend(next, state, appended, limit).orElseThrow();
+                assertThat(next.messages()).as(limit + " after " + i).isEqualTo(rules.render(state, logA, limit).messages());
+                views.add(next);
+                seen.add(new ArrayList<>(next.messages()));
+            }
+
+            // then
+            assertThat(previous.messages()).isEqualTo(rules.render(state, base, limit).messages());
+            assertThat(a.messages()).isEqualTo(rules.render(state, logA.subList(0, 5), limit).messages());
+            assertThat(b.messages()).isEqualTo(rules.render(state, logB, limit).messages());
+            assertThat(b.size()).isEqualTo(rules.render(state, logB, limit).size());
+            for (int i = 0; i < views.size(); i++) {
+                assertThat(views.get(i).messages()).isEqualTo(seen.get(i));
+            }
+        }
+    }
+
+    @Test
     void should_refuse_to_extend_when_a_tool_call_or_a_new_state_or_a_call_in_flight_is_involved() {
         // given
         List<Entry> log = log(UserMessage.from("q0"));
@@ -322,6 +362,17 @@ class ViewRulesTest {
             entries.add(NewEntry.of(message));
         }
         return store.append("s", entries);
+    }
+
+    /** Entries from {@code firstIndex} on with token counts, built directly: two logs may share a prefix. */
+    private static List<Entry> entries(int firstIndex, ChatMessage... messages) {
+        List<Entry> entries = new ArrayList<>();
+        for (ChatMessage message : messages) {
+            int index = firstIndex + entries.size();
+            entries.add(new Entry(index, "e" + index + "-" + message.hashCode(), Instant.EPOCH,
+                    Tokenizers.o200k().estimateTokenCountInMessage(message), message, null, null));
+        }
+        return entries;
     }
 
     private List<Entry> counted(List<ChatMessage> messages) {

@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The shared store contract, on real files, with every append forced to disk. */
+/**
+ * The shared store contract, on real files, with every append forced to disk. The assertions are
+ * the contract's own, inherited from {@link SessionStoreContract}.
+ */
 class MemoryMdSessionStoreContractTest extends SessionStoreContract {
 
     @TempDir

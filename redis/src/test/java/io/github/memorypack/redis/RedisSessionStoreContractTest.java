@@ -7,6 +7,7 @@ import java.time.Clock;
 /**
  * The shared store contract on Redis; subclasses say where Redis is. {@link #reopen} closes the
  * store and its client and builds a new one over the same keys, as after an application restart.
+ * The assertions are inherited from the contract.
  */
 abstract class RedisSessionStoreContractTest extends SessionStoreContract {
 

@@ -2,6 +2,10 @@ package io.github.memorypack.redis;
 
 import redis.clients.jedis.UnifiedJedis;
 
+/**
+ * The Redis-specific behaviour on a standalone server. The assertions are inherited from
+ * {@link RedisSessionStoreBehaviourTest}.
+ */
 class StandaloneRedisSessionStoreTest extends RedisSessionStoreBehaviourTest {
 
     @Override

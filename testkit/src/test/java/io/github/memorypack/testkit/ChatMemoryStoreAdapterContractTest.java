@@ -9,6 +9,7 @@ import java.time.Clock;
 /**
  * The contract on the adapter over LangChain4j's own {@link InMemoryChatMemoryStore}. A restart is
  * a new adapter over the same wrapped store: everything the adapter knows must come from there.
+ * The assertions are the contract's own, inherited from {@link SessionStoreContract}.
  */
 class ChatMemoryStoreAdapterContractTest extends SessionStoreContract {
 

@@ -7,6 +7,7 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
  * stores do: the hidden record (ids, timestamps, tokens, metadata, keys, state) must survive that
  * serialization. Every append rewrites and re-parses the whole JSON list, so the concurrency runs
  * are smaller.
+ * The assertions are the contract's own, inherited from {@link SessionStoreContract}.
  */
 class ChatMemoryStoreAdapterOverJsonContractTest extends ChatMemoryStoreAdapterContractTest {
 

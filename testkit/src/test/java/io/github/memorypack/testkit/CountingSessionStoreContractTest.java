@@ -4,7 +4,10 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import java.time.Clock;
 
-/** The decorator changes nothing: it keeps the whole contract of the store it wraps. */
+/**
+ * The decorator changes nothing: it keeps the whole contract of the store it wraps.
+ * The assertions are the contract's own, inherited from {@link SessionStoreContract}.
+ */
 class CountingSessionStoreContractTest extends SessionStoreContract {
 
     @Override

@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The store contract on {@link FileSessionStore}; {@link #reopen} opens a new instance on the same folder. */
+/**
+ * The store contract on {@link FileSessionStore}; {@link #reopen} opens a new instance on the same folder.
+ * The assertions are the contract's own, inherited from {@link SessionStoreContract}.
+ */
 class FileSessionStoreContractTest extends SessionStoreContract {
 
     @TempDir

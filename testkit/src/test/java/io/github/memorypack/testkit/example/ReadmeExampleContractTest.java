@@ -8,6 +8,7 @@ import java.time.Clock;
 /**
  * The README's example, compiled and run from another package, as a backend author's test would be:
  * proves the contract's inherited tests are discovered outside {@code io.github.memorypack.testkit}.
+ * The assertions are the contract's own, inherited from {@link SessionStoreContract}.
  */
 class ReadmeExampleContractTest extends SessionStoreContract {
 

@@ -3,8 +3,7 @@ package io.github.memorypack.core;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.CustomMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
-import io.github.memorypack.core.internal.EntryCodec;
-import io.github.memorypack.core.internal.Ids;
+import io.github.memorypack.core.EntryCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -83,7 +82,7 @@ public final class ChatMemoryStoreAdapter implements SessionStore {
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         SessionIds.validate(sessionId);
-        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         synchronized (lock(sessionId)) {
             Log log = load(sessionId);
@@ -290,7 +289,7 @@ public final class ChatMemoryStoreAdapter implements SessionStore {
             newMessages.addAll(messages);
             for (NewEntry e : batch) {
                 Map<String, Object> m = new HashMap<>();
-                m.put("id", Ids.newId());
+                m.put("id", Entry.newId());
                 m.put("ts", now.toString());
                 m.put("tokens", String.valueOf(e.tokenCount()));
                 if (key != null) {

@@ -68,6 +68,14 @@ public final class Entry {
         this.idempotencyKey = idempotencyKey;
     }
 
+    /**
+     * A new random entry id (a version-4 UUID in its usual text form), for stores that create
+     * entries on append.
+     */
+    public static String newId() {
+        return Ids.newId();
+    }
+
     /** Position in the session log, starting at 0. */
     public long index() {
         return index;

@@ -39,7 +39,7 @@ public final class InMemorySessionStore implements SessionStore {
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         Session session = find(sessionId);
-        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries); // no copy when already immutable, like List.of(entry)
         while (true) {
             if (session == null) {

@@ -55,6 +55,20 @@ public final class SessionIds {
         return sessionId;
     }
 
+    /**
+     * Checks an idempotency key as every store must before any I/O: {@code null} (no key) is allowed.
+     *
+     * @return the key
+     * @throws IllegalArgumentException if it is blank or longer than {@link SessionStore#MAX_IDEMPOTENCY_KEY_LENGTH}
+     */
+    public static String checkIdempotencyKey(String key) {
+        if (key != null && (key.isBlank() || key.length() > SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH)) {
+            throw new IllegalArgumentException("idempotency key must be non-blank and at most "
+                    + SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH + " characters");
+        }
+        return key;
+    }
+
     /** True if {@link #validate(String)} would accept the id. */
     public static boolean isValid(String sessionId) {
         try {

@@ -15,7 +15,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

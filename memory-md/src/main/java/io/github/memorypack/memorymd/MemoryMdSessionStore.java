@@ -9,8 +9,7 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.internal.EntryCodec;
-import io.github.memorypack.core.internal.Ids;
+import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -177,7 +176,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         SessionIds.validate(sessionId);
-        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         return locked(sessionId, persistent, s -> {
             if (idempotencyKey != null) {
@@ -193,7 +192,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
             for (NewEntry e : batch) {
-                stored.add(new Entry(next++, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
+                stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
             }
             if (!persistent) {
                 s.overlay.addAll(stored);
@@ -278,7 +277,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
             for (NewEntry e : batch) {
-                stored.add(new Entry(next++, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
+                stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
             }
             appendSidecar(s, stored);
             rewrite(s, stored, next);

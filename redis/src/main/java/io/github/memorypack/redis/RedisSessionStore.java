@@ -6,8 +6,7 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
-import io.github.memorypack.core.internal.EntryCodec;
-import io.github.memorypack.core.internal.Ids;
+import io.github.memorypack.core.EntryCodec;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -107,7 +106,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         SessionIds.validate(sessionId);
-        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = clock.instant();
         List<Entry> drafts = new ArrayList<>(batch.size());
@@ -115,7 +114,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         args.add(Long.toString(ttlMillis));
         args.add(idempotencyKey == null ? "" : idempotencyKey);
         for (NewEntry e : batch) {
-            Entry draft = new Entry(0, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey);
+            Entry draft = new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey);
             drafts.add(draft);
             args.add(body(draft));
         }
@@ -208,7 +207,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         List<String> args = new ArrayList<>(batch.size() + 1);
         args.add(Long.toString(ttlMillis));
         for (NewEntry e : batch) {
-            args.add(body(new Entry(0, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), null)));
+            args.add(body(new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null)));
         }
         call("replace", sessionId, () -> RedisScripts.REPLACE.run(jedis, keys.all(sessionId), args));
     }

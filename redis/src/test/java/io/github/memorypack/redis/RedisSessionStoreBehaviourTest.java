@@ -9,7 +9,7 @@ import io.github.memorypack.core.InvalidSessionIdException;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

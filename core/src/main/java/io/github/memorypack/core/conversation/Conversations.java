@@ -14,7 +14,7 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

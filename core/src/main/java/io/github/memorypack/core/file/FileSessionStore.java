@@ -6,7 +6,6 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
-import io.github.memorypack.core.internal.Ids;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
@@ -143,7 +142,7 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         SessionIds.validate(sessionId);
-        Ids.checkIdempotencyKey(idempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH);
+        SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         if (batch.isEmpty()) {
             return ifExists(sessionId, "append to", List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));

@@ -6,8 +6,7 @@ import static java.nio.file.StandardOpenOption.READ;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.internal.EntryCodec;
-import io.github.memorypack.core.internal.Ids;
+import io.github.memorypack.core.EntryCodec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -468,7 +467,7 @@ final class Session {
         long index = firstIndex;
         List<Entry> stored = new ArrayList<>(batch.size());
         for (NewEntry e : batch) {
-            stored.add(new Entry(index++, Ids.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
+            stored.add(new Entry(index++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
         }
         return stored;
     }

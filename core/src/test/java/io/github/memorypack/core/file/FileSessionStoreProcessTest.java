@@ -7,7 +7,7 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

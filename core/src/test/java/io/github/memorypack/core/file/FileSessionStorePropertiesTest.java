@@ -9,7 +9,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

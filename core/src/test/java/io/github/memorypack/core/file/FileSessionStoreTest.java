@@ -13,7 +13,7 @@ import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.internal.EntryCodec;
+import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

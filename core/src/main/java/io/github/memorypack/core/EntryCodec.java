@@ -1,4 +1,4 @@
-package io.github.memorypack.core.internal;
+package io.github.memorypack.core;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -8,9 +8,6 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ChatMessageDeserializer;
 import dev.langchain4j.data.message.ChatMessageSerializer;
 import dev.langchain4j.data.message.SystemMessage;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.Summary;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -18,13 +15,18 @@ import java.time.Instant;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.zip.CRC32C;
 
 /**
- * JSON for entries and state, shared by every persistent store. A message is embedded as the JSON
- * object LangChain4j's {@link ChatMessageSerializer} writes, so stored data stays readable by
- * LangChain4j's own tools. An entry encodes to a single line (JSON escapes every line break).
+ * The JSON forms of entries, states and messages that Memory Pack's persistent stores write, for
+ * anyone implementing a {@link SessionStore}. A message is embedded as the JSON object LangChain4j's
+ * {@link ChatMessageSerializer} writes, so stored data stays readable by LangChain4j's own tools.
  *
- * <p>Internal API: may change without notice.
+ * <p>Rules: every encoded form is a single line (JSON escapes every line break) and round-trips its
+ * text exactly, whatever it holds: NUL, CR, characters of every Unicode plane and even lone
+ * surrogates, which are written as JSON u-escapes (backslash, u, four hex digits) so that the form is always well-formed
+ * UTF-16 and survives conversion to UTF-8. {@link #checksum} gives the CRC32C that stores keep with
+ * each record so damage is detected instead of read as different content.
  */
 public final class EntryCodec {
 
@@ -59,7 +61,7 @@ public final class EntryCodec {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toString();
+        return exact(out.toString());
     }
 
     /**
@@ -87,6 +89,7 @@ public final class EntryCodec {
         }
     }
 
+    /** The state as one line of JSON, no line break at the end. */
     public static String encodeState(SessionState state) {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
@@ -116,10 +119,14 @@ public final class EntryCodec {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return out.toString();
+        return exact(out.toString());
     }
 
-    /** @throws IllegalArgumentException if the text is not a valid state */
+    /**
+     * Decodes a state written by {@link #encodeState}.
+     *
+     * @throws IllegalArgumentException if the text is not a valid state
+     */
     public static SessionState decodeState(String json) {
         try {
             JsonNode node = MAPPER.readTree(json);
@@ -142,9 +149,53 @@ public final class EntryCodec {
         }
     }
 
-    /** LangChain4j's JSON for one message. */
+    /** LangChain4j's JSON for one message, on one line, with lone surrogates escaped. */
     public static String encodeMessage(ChatMessage message) {
-        return ChatMessageSerializer.messageToJson(message);
+        return exact(ChatMessageSerializer.messageToJson(message));
+    }
+
+    /**
+     * The CRC32C of the UTF-8 bytes of {@code text}, as 8 lower-case hex digits. Stores keep it with
+     * each record and compare it on read. {@code text} should be an encoded form from this class, so
+     * that it holds no lone surrogate (which UTF-8 cannot carry).
+     */
+    public static String checksum(String text) {
+        CRC32C crc = new CRC32C();
+        byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        crc.update(bytes, 0, bytes.length);
+        String hex = Long.toHexString(crc.getValue());
+        return "00000000".substring(hex.length()) + hex;
+    }
+
+    /**
+     * {@code json} with every lone surrogate written as a JSON u-escape. A surrogate can only
+     * stand inside a JSON string here, where the escape means the same character; a JSON parser
+     * gives it back as it was. Returns {@code json} itself when it has none (the usual case).
+     */
+    static String exact(String json) {
+        int length = json.length();
+        StringBuilder out = null;
+        for (int i = 0; i < length; i++) {
+            char c = json.charAt(i);
+            if (!Character.isSurrogate(c)) {
+                if (out != null) {
+                    out.append(c);
+                }
+                continue;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(json.charAt(i + 1))) {
+                if (out != null) {
+                    out.append(c).append(json.charAt(i + 1));
+                }
+                i++;
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(length + 16).append(json, 0, i);
+            }
+            out.append(String.format("\\u%04x", (int) c));
+        }
+        return out == null ? json : out.toString();
     }
 
     /** Decodes LangChain4j's JSON for one message. */

@@ -65,11 +65,15 @@ final class TestPostgres {
     }
 
     static HikariDataSource pool(String jdbcUrl, int size, Duration connectionTimeout) {
+        return new HikariDataSource(config(jdbcUrl, size, connectionTimeout));
+    }
+
+    static HikariConfig config(String jdbcUrl, int size, Duration connectionTimeout) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setMaximumPoolSize(size);
         config.setConnectionTimeout(connectionTimeout.toMillis());
-        return new HikariDataSource(config);
+        return config;
     }
 
     /** A table prefix no other test uses, on this server or a shared one. */

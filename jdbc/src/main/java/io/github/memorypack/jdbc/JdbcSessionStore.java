@@ -766,12 +766,7 @@ public final class JdbcSessionStore implements SessionStore {
          *                                  starting with a digit
          */
         public Builder schema(String schema) {
-            if (schema == null || schema.length() > 63 || !Sql.IDENTIFIER.matcher(schema).matches()) {
-                throw new IllegalArgumentException(
-                        "schema must be 1-63 letters, digits and underscores, not starting with a digit, was "
-                                + (schema == null ? null : "'" + schema + "'"));
-            }
-            this.schema = schema;
+            this.schema = Sql.identifier("schema", schema, 63);
             return this;
         }
 
@@ -782,13 +777,7 @@ public final class JdbcSessionStore implements SessionStore {
          *                                  digits and underscores, not starting with a digit
          */
         public Builder tablePrefix(String tablePrefix) {
-            if (tablePrefix == null || tablePrefix.length() > MAX_TABLE_PREFIX_LENGTH
-                    || !Sql.IDENTIFIER.matcher(tablePrefix).matches()) {
-                throw new IllegalArgumentException("tablePrefix must be 1-" + MAX_TABLE_PREFIX_LENGTH
-                        + " letters, digits and underscores, not starting with a digit, was "
-                        + (tablePrefix == null ? null : "'" + tablePrefix + "'"));
-            }
-            this.tablePrefix = tablePrefix;
+            this.tablePrefix = Sql.identifier("tablePrefix", tablePrefix, MAX_TABLE_PREFIX_LENGTH);
             return this;
         }
 

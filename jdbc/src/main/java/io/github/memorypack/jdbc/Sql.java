@@ -116,6 +116,21 @@ final class Sql {
     }
 
     /**
+     * Returns {@code value} if it may stand unquoted in SQL as (part of) a name.
+     *
+     * @throws IllegalArgumentException if it is not 1 to {@code maxLength} letters, digits and
+     *                                  underscores, not starting with a digit
+     */
+    static String identifier(String option, String value, int maxLength) {
+        if (value == null || value.length() > maxLength || !IDENTIFIER.matcher(value).matches()) {
+            throw new IllegalArgumentException(option + " must be 1-" + maxLength
+                    + " letters, digits and underscores, not starting with a digit, was "
+                    + (value == null ? null : "'" + value + "'"));
+        }
+        return value;
+    }
+
+    /**
      * The dialect's DDL resource as statements, with {@code memory_pack_} table names qualified by the
      * schema and prefixed with the store's prefix, index names prefixed, and a {@code CREATE SCHEMA IF
      * NOT EXISTS} first when there is a schema.

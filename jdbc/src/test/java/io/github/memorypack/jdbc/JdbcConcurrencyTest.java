@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -61,30 +62,9 @@ class JdbcConcurrencyTest {
             List<JdbcSessionStore> instances = List.of(
                     JdbcSessionStore.builder(poolA).tablePrefix(prefix).build(),
                     JdbcSessionStore.builder(poolB).tablePrefix(prefix).build());
-            ExecutorService threads = Executors.newFixedThreadPool(16);
-            try {
-                CountDownLatch start = new CountDownLatch(1);
-                List<Future<?>> done = new ArrayList<>();
-                for (int t = 0; t < 16; t++) {
-                    JdbcSessionStore store = instances.get(t % 2);
-                    String writer = "w" + t;
-                    done.add(threads.submit(() -> {
-                        start.await();
-                        for (int i = 0; i < 250; i++) {
-                            store.append("shared", List.of(NewEntry.of(UserMessage.from(writer + ":" + i))));
-                        }
-                        return null;
-                    }));
-                }
 
-                // when
-                start.countDown();
-                for (Future<?> f : done) {
-                    f.get(120, TimeUnit.SECONDS);
-                }
-            } finally {
-                threads.shutdownNow();
-            }
+            // when
+            appendConcurrently(t -> instances.get(t % 2), "shared", 16, 250);
 
             // then
             assertEveryWriterComplete(instances.get(1).read("shared", 0, Integer.MAX_VALUE), 16, 250);
@@ -138,12 +118,19 @@ class JdbcConcurrencyTest {
     /** {@code writers} threads, each appending "w{t}:{i}" {@code appends} times, released together. */
     static void appendConcurrently(JdbcSessionStore store, String sessionId, int writers, int appends)
             throws Exception {
+        appendConcurrently(t -> store, sessionId, writers, appends);
+    }
+
+    /** The same, writer {@code t} appending through {@code storeOfWriter.apply(t)}. */
+    static void appendConcurrently(IntFunction<JdbcSessionStore> storeOfWriter, String sessionId, int writers,
+                                   int appends) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(writers);
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < writers; t++) {
                 String writer = "w" + t;
+                JdbcSessionStore store = storeOfWriter.apply(t);
                 done.add(threads.submit(() -> {
                     start.await();
                     for (int i = 0; i < appends; i++) {

@@ -23,7 +23,7 @@ final class BenchmarkPostgres implements AutoCloseable {
         this.embedded = embedded;
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
-        config.setMaximumPoolSize(2);
+        config.setMaximumPoolSize(4);
         config.addDataSourceProperty("socketFactory", CountingSocketFactory.class.getName());
         this.pool = new HikariDataSource(config);
     }

@@ -109,6 +109,8 @@ public final class JdbcSessionStore implements SessionStore {
          * The class-path resource with this dialect's DDL, for the default table prefix and schema:
          * for migrations tools (Flyway, Liquibase). {@link JdbcSessionStore#createSchema()} runs the
          * same statements with the store's prefix and schema.
+         *
+         * @return the resource path, for example {@code /io/github/memorypack/jdbc/schema-postgresql.sql}
          */
         public String schemaResource() {
             return schemaResource;
@@ -151,6 +153,8 @@ public final class JdbcSessionStore implements SessionStore {
     /**
      * A builder for a store on {@code dataSource} (a connection pool such as HikariCP in production).
      *
+     * @param dataSource where the store gets its connections; it is never closed by the store
+     * @return a new builder
      * @throws IllegalArgumentException if {@code dataSource} is null
      */
     public static Builder builder(DataSource dataSource) {
@@ -429,12 +433,20 @@ public final class JdbcSessionStore implements SessionStore {
         });
     }
 
-    /** The dialect this store speaks (detected from the connection, or the one the builder was given). */
+    /**
+     * The dialect this store speaks (detected from the connection, or the one the builder was given).
+     *
+     * @return the dialect
+     */
     public Dialect dialect() {
         return dialect;
     }
 
-    /** The time after its last write at which a session expires, if one is set. */
+    /**
+     * The time after its last write at which a session expires, if one is set.
+     *
+     * @return the TTL, or empty when sessions never expire
+     */
     public Optional<Duration> ttl() {
         return Optional.ofNullable(ttl);
     }
@@ -748,6 +760,8 @@ public final class JdbcSessionStore implements SessionStore {
          * The dialect to speak, instead of detecting it from the connection's database product name.
          * With a dialect set, {@link #build()} does not connect.
          *
+         * @param dialect the dialect
+         * @return this builder
          * @throws IllegalArgumentException if {@code dialect} is null
          */
         public Builder dialect(Dialect dialect) {
@@ -762,6 +776,8 @@ public final class JdbcSessionStore implements SessionStore {
          * The schema of the tables; by default none is named and the connection's default schema
          * (PostgreSQL's {@code search_path}) applies.
          *
+         * @param schema the schema name
+         * @return this builder
          * @throws IllegalArgumentException if it is not 1–63 letters, digits and underscores, not
          *                                  starting with a digit
          */
@@ -773,6 +789,8 @@ public final class JdbcSessionStore implements SessionStore {
         /**
          * Text put before the table names; default {@value #DEFAULT_TABLE_PREFIX}.
          *
+         * @param tablePrefix the prefix
+         * @return this builder
          * @throws IllegalArgumentException if it is not 1–{@value #MAX_TABLE_PREFIX_LENGTH} letters,
          *                                  digits and underscores, not starting with a digit
          */
@@ -785,6 +803,8 @@ public final class JdbcSessionStore implements SessionStore {
          * Source of entry timestamps and of the time TTLs are measured with; default the system UTC
          * clock.
          *
+         * @param clock the clock
+         * @return this builder
          * @throws IllegalArgumentException if {@code clock} is null
          */
         public Builder clock(Clock clock) {
@@ -801,6 +821,8 @@ public final class JdbcSessionStore implements SessionStore {
          * (indices from 0), and {@link JdbcSessionStore#purgeExpired()} deletes its rows. Reads do not
          * extend it. Measured with the store's {@link #clock}; none by default.
          *
+         * @param ttl the time to live after the last write
+         * @return this builder
          * @throws IllegalArgumentException if {@code ttl} is null or shorter than one millisecond
          */
         public Builder ttl(Duration ttl) {
@@ -815,6 +837,7 @@ public final class JdbcSessionStore implements SessionStore {
          * Builds the store. It does not create or check the tables: see
          * {@link JdbcSessionStore#createSchema()}.
          *
+         * @return the store
          * @throws StoreException        if the dialect is to be detected and no connection can be had
          * @throws IllegalStateException if the detected database is neither PostgreSQL nor H2 (set a
          *                               {@link #dialect} to speak one of them to a compatible database)

@@ -3,13 +3,18 @@ package io.github.memorypack.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.output.TokenUsage;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
 import io.github.memorypack.testkit.OpenAiTestServer.Reply;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
@@ -85,6 +90,44 @@ class OpenAiTestServerTest {
         assertThat(String.join("", text.partials)).isEqualTo("Twelve packs of tea.");
         assertUsage(text.response.tokenUsage(), 10, 5);
         assertThat(server.requests()).allMatch(Request::streaming);
+    }
+
+    interface Assistant {
+        String chat(@MemoryId String session, @dev.langchain4j.service.UserMessage String text);
+    }
+
+    static final class Shop {
+        @Tool("packs of an item in stock")
+        int stock(String item) {
+            return 12;
+        }
+    }
+
+    @Test
+    void should_run_the_readme_example() throws Exception {
+        ChatMemoryProvider memories = id -> MessageWindowChatMemory.builder().id(id).maxMessages(20).build();
+        Shop shop = new Shop();
+        List<Request> requests;
+        List<String> first;
+        // README example from here
+        try (OpenAiTestServer server = new OpenAiTestServer()) {
+            server.enqueueToolCall("call_1", "stock", "{\"item\":\"tea\"}");   // queued replies are used first, in order
+            server.enqueueText("12 packs.");
+            server.answerWith(request -> request.lastLine().startsWith("tool ")   // then every request is answered
+                    ? Reply.text("Done.") : Reply.text("Hello.").withUsage(120, 7));  // from what it carries
+            Assistant assistant = AiServices.builder(Assistant.class).chatModel(server.model())  // or streamingModel()
+                    .chatMemoryProvider(memories).tools(shop).build();
+            assistant.chat("s1", "Is tea in stock?");
+            assistant.chat("s1", "Hi!");
+            requests = server.requests();   // every request: number(), history() as lines, streaming(), reply()
+            first = server.takeHistory();   // or one request's history at a time, in order
+        }
+        // README example until here
+        assertThat(requests).hasSize(3);
+        assertThat(requests.get(1).history()).containsExactly("user: Is tea in stock?",
+                "assistant: tool_calls[call_1 stock {\"item\":\"tea\"}]", "tool call_1: 12");
+        assertThat(requests.get(2).reply().text()).isEqualTo("Hello.");
+        assertThat(first).containsExactly("user: Is tea in stock?");
     }
 
     private static void assertUsage(TokenUsage usage, int input, int output) {

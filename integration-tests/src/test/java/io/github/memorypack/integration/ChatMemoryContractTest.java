@@ -1,6 +1,6 @@
 package io.github.memorypack.integration;
 
-import static io.github.memorypack.integration.MessageWindowPortTest.writes;
+import static io.github.memorypack.integration.WindowCases.writes;
 import static io.github.memorypack.integration.PathAssertions.assertKept;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -25,9 +25,7 @@ class MemoryAccessTest extends ShopTestBase {
     @MethodSource("io.github.memorypack.integration.Cases#strategiesAndStores")
     void should_send_the_same_conversation_from_a_new_memory_when_the_memory_is_evicted(Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
+        Shop.Assistant assistant = warmedUp(strategy, kind);
         List<Entry> before = log();
         List<String> view = assistant.getChatMemory(SESSION).messages().stream().map(PathAssertions::describe).toList();
 
@@ -48,9 +46,7 @@ class MemoryAccessTest extends ShopTestBase {
     void should_start_over_and_keep_the_earlier_log_exportable_when_the_application_clears_the_memory(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
+        Shop.Assistant assistant = warmedUp(strategy, kind);
         List<Entry> before = log();
 
         // when

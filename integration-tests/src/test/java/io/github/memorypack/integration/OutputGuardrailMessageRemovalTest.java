@@ -10,14 +10,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.guardrail.OutputGuardrailException;
-import dev.langchain4j.memory.chat.MessageWindowChatMemory;
-import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -37,12 +32,8 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
     void should_keep_the_log_state_and_view_but_never_send_the_removed_answer_when_a_guardrail_removes_it(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
 
         // when
         Throwable removed = catchThrowable(() -> assistant.chat(SESSION, Shop.ASK_SECRET));
@@ -51,7 +42,7 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
         // then
         assertThat(removed).as("precondition: the guardrail failed the answer").isInstanceOf(OutputGuardrailException.class);
         assertThat(next).as("the next turn").isNull();
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertThat(requests).as("requests of both turns").hasSize(2);
         List<String> nextRequest = requests.get(1).history();
         assertThat(String.join("\n", nextRequest)).as("the next request").doesNotContain(Shop.SECRET_ANSWER);
@@ -77,9 +68,9 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
                     .endsWith(shown.subList(1, shown.size()).toArray(String[]::new));
         }
         assertToolCallsAnswered(requests);
-        assertKept(before, log());
-        assertThat(added(before, log())).as("the log holds the question").contains(UserMessage.from(Shop.ASK_SECRET));
-        assertState(store, SESSION, summary);
+        assertKept(before.log(), log());
+        assertThat(added(before.log(), log())).as("the log holds the question").contains(UserMessage.from(Shop.ASK_SECRET));
+        assertState(store, SESSION, before.summary());
     }
 
     @ParameterizedTest(name = "{0} on {1}")
@@ -87,12 +78,8 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
     void should_send_the_tool_call_with_its_result_after_the_removal_when_the_removed_answer_followed_a_tool_call(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
 
         // when: stock check (tool call and result in the memory), then an answer the guardrail removes
         Throwable removed = catchThrowable(() -> assistant.chat(SESSION, Shop.ASK_STOCK_SECRET));
@@ -101,7 +88,7 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
         // then
         assertThat(removed).as("precondition: the guardrail failed the answer").isInstanceOf(OutputGuardrailException.class);
         assertThat(next).as("the next turn").isNull();
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertToolCallsAnswered(requests);
         List<String> nextRequest = requests.get(requests.size() - 1).history();
         assertThat(String.join("\n", nextRequest)).as("the next request").doesNotContain(Shop.SECRET_ANSWER);
@@ -109,29 +96,13 @@ class OutputGuardrailMessageRemovalTest extends ShopTestBase {
             assertThat(nextRequest).as("the next request keeps the stock check of the removed answer's turn")
                     .anySatisfy(line -> assertThat(line).startsWith("assistant: tool_calls[").contains("matcha"));
         }
-        assertKept(before, log());
-        assertState(store, SESSION, summary);
+        assertKept(before.log(), log());
+        assertState(store, SESSION, before.summary());
     }
 
     @Test
     void should_send_what_langchain4js_own_memory_sends_when_the_buffer_backs_a_removal() throws Exception {
-        // given: the same conversation on LangChain4j's MessageWindowChatMemory (large enough to keep all)
-        List<List<String>> reference;
-        try (OpenAiTestServer referenceServer = new OpenAiTestServer()) {
-            referenceServer.answerWith(new Shop.Brain());
-            InMemoryChatMemoryStore referenceStore = new InMemoryChatMemoryStore();
-            Shop.Assistant langchain4j = Shop.assistant(referenceServer, id -> MessageWindowChatMemory.builder().id(id)
-                    .maxMessages(1_000).chatMemoryStore(referenceStore).build(), new Shop.Tools()).build();
-            converse(langchain4j);
-            reference = referenceServer.requests().stream().map(Request::history).toList();
-        }
-        open(StoreKind.IN_MEMORY);
-
-        // when
-        converse(assistant(Strategy.BUFFER));
-
-        // then
-        assertThat(server.requests().stream().map(Request::history).toList()).isEqualTo(reference);
+        assertBufferSendsWhatLangChain4jSends(OutputGuardrailMessageRemovalTest::converse);
     }
 
     private static void converse(Shop.Assistant assistant) {

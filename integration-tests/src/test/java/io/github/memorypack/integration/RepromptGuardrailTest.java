@@ -11,10 +11,8 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -32,12 +30,8 @@ class RepromptGuardrailTest extends ShopTestBase {
     void should_send_the_conversation_with_the_rejected_answer_and_store_only_what_langchain4j_added_when_reprompting(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
 
         // when
         String answer = assistant.chat(SESSION, Shop.ASK_SUM);
@@ -45,7 +39,7 @@ class RepromptGuardrailTest extends ShopTestBase {
 
         // then
         assertThat(answer).isEqualTo(Shop.GOOD_SUM_ANSWER);
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertThat(requests).as("question, reprompt, next turn").hasSize(3);
         List<String> reprompt = requests.get(1).history();
         assertThat(reprompt.get(0)).isEqualTo(Shop.SYSTEM_LINE);
@@ -57,13 +51,13 @@ class RepromptGuardrailTest extends ShopTestBase {
         }
         assertToolCallsAnswered(requests);
         List<Entry> after = log();
-        assertKept(before, after);
-        List<ChatMessage> turns = added(before, after);
+        assertKept(before.log(), after);
+        List<ChatMessage> turns = added(before.log(), after);
         assertThat(turns).as("what LangChain4j added: never the reprompt nor the reprompted answer")
                 .startsWith(UserMessage.from(Shop.ASK_SUM), AiMessage.from(Shop.BAD_SUM_ANSWER))
                 .doesNotContain(UserMessage.from(Shop.REPROMPT), AiMessage.from(Shop.GOOD_SUM_ANSWER))
                 .hasSize(4);
-        assertState(store, SESSION, summary);
+        assertState(store, SESSION, before.summary());
     }
 
     @ParameterizedTest(name = "{0} on {1}")
@@ -71,19 +65,15 @@ class RepromptGuardrailTest extends ShopTestBase {
     void should_send_the_tool_call_with_its_result_in_the_reprompt_when_the_rejected_answer_followed_a_tool_call(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
 
         // when: a stock check, then an answer the guardrail reprompts
         String answer = assistant.chat(SESSION, Shop.ASK_STOCK_SUM);
 
         // then
         assertThat(answer).isEqualTo(Shop.GOOD_SUM_ANSWER);
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertThat(requests).as("question, after the tool, reprompt").hasSize(3);
         assertToolCallsAnswered(requests);
         List<String> reprompt = requests.get(2).history();
@@ -98,9 +88,9 @@ class RepromptGuardrailTest extends ShopTestBase {
                     });
         }
         List<Entry> after = log();
-        assertKept(before, after);
-        assertThat(added(before, after)).as("user, tool call, result, rejected answer").hasSize(4)
+        assertKept(before.log(), after);
+        assertThat(added(before.log(), after)).as("user, tool call, result, rejected answer").hasSize(4)
                 .endsWith(AiMessage.from(Shop.BAD_SUM_ANSWER));
-        assertState(store, SESSION, summary);
+        assertState(store, SESSION, before.summary());
     }
 }

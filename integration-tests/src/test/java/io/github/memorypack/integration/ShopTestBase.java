@@ -1,11 +1,18 @@
 package io.github.memorypack.integration;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Summary;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,6 +57,41 @@ abstract class ShopTestBase {
     /** A LangChain4j assistant on {@code strategy} over this test's store. */
     Shop.Assistant assistant(Strategy strategy) {
         return Shop.assistant(server, strategy.provider(store), tools).build();
+    }
+
+    /** Opens this test's store and runs the warm-up on a new assistant: the state every path starts from. */
+    Shop.Assistant warmedUp(Strategy strategy, StoreKind kind) {
+        open(kind);
+        Shop.Assistant assistant = assistant(strategy);
+        Shop.warmUp(assistant, SESSION);
+        return assistant;
+    }
+
+    /** The session as it is now, before the path under test. */
+    Baseline baseline() {
+        return new Baseline(log(), store.state(SESSION).summary(), server.requestCount() + 1);
+    }
+
+    /** The session before a path: its whole log, its summary, and the number of the path's first request. */
+    record Baseline(List<Entry> log, Optional<Summary> summary, int firstRequest) {
+    }
+
+    /**
+     * Asserts that the buffer sends, request by request, what LangChain4j's own
+     * {@code MessageWindowChatMemory} (large enough to keep everything) sends in {@code conversation}.
+     */
+    void assertBufferSendsWhatLangChain4jSends(Consumer<Shop.Assistant> conversation) throws Exception {
+        List<List<String>> reference;
+        try (OpenAiTestServer referenceServer = new OpenAiTestServer()) {
+            referenceServer.answerWith(new Shop.Brain());
+            InMemoryChatMemoryStore referenceStore = new InMemoryChatMemoryStore();
+            conversation.accept(Shop.assistant(referenceServer, id -> MessageWindowChatMemory.builder().id(id)
+                    .maxMessages(1_000).chatMemoryStore(referenceStore).build(), new Shop.Tools()).build());
+            reference = referenceServer.requests().stream().map(Request::history).toList();
+        }
+        open(StoreKind.IN_MEMORY);
+        conversation.accept(assistant(Strategy.BUFFER));
+        assertThat(server.requests().stream().map(Request::history).toList()).isEqualTo(reference);
     }
 
     /** The requests the server received from number {@code first} on (1-based). */

@@ -1,10 +1,8 @@
 package io.github.memorypack.integration;
 
-import static io.github.memorypack.integration.MessageWindowPortTest.writes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
@@ -15,10 +13,7 @@ import dev.langchain4j.model.openai.OpenAiChatModelName;
 import dev.langchain4j.model.openai.OpenAiTokenCountEstimator;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.testkit.CountingSessionStore;
-import io.github.memorypack.testkit.CountingSessionStore.Operation;
 import io.github.memorypack.window.WindowChatMemory;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;
@@ -35,10 +30,6 @@ class TokenWindowPortTest {
 
     private static final OpenAiTokenCountEstimator ESTIMATOR = new OpenAiTokenCountEstimator(OpenAiChatModelName.GPT_4_O_MINI);
     private static final int EXTRA_TOKENS_PER_REQUEST = 3;
-    private static final ToolExecutionRequest TWO_PLUS_TWO = ToolExecutionRequest.builder().id("1").name("calculator")
-            .arguments("{ \"a\": 2, \"b\": 2 }").build();
-    private static final ToolExecutionRequest THREE_PLUS_THREE = ToolExecutionRequest.builder().id("2")
-            .name("calculator").arguments("{ \"a\": 3, \"b\": 3 }").build();
 
     private static WindowChatMemory window(int maxTokens) {
         return WindowChatMemory.builder().maxTokens(maxTokens).tokenizer(ESTIMATOR).build();
@@ -56,20 +47,11 @@ class TokenWindowPortTest {
     void should_slide_and_clear_idempotently_when_user_messages_exceed_the_tokens() {
         ChatMessage m1 = UserMessage.from("hello");
         ChatMessage m2 = UserMessage.from("world");
-        ChatMessage m3 = UserMessage.from("banana");
         int m1Tokens = ESTIMATOR.estimateTokenCountInMessage(m1);
         int m2Tokens = ESTIMATOR.estimateTokenCountInMessage(m2);
         assertThat(ESTIMATOR.estimateTokenCountInMessages(List.of(m1))).isEqualTo(EXTRA_TOKENS_PER_REQUEST + m1Tokens);
-        ChatMemory memory = window(EXTRA_TOKENS_PER_REQUEST + m1Tokens + m2Tokens);
-
-        memory.add(m1);
-        memory.add(m2);
-        assertThat(memory.messages()).containsExactly(m1, m2);
-        memory.add(m3);
-        assertThat(memory.messages()).containsExactly(m2, m3);
-        memory.clear();
-        memory.clear();
-        assertThat(memory.messages()).isEmpty();
+        WindowCases.slideAndClear(window(EXTRA_TOKENS_PER_REQUEST + m1Tokens + m2Tokens), m1, m2,
+                UserMessage.from("banana"));
     }
 
     @Test
@@ -78,21 +60,9 @@ class TokenWindowPortTest {
             + "[secondUser, secondAi] (23 tokens), never starting with an AI message (DESIGN.md: whole turns)")
     void should_keep_whole_turns_within_max_tokens_when_the_conversation_grows() {
         ChatMemory memory = window(33);
-        UserMessage firstUser = userWithTokens(10);
-        AiMessage firstAi = aiWithTokens(10);
         UserMessage secondUser = userWithTokens(10);
         AiMessage secondAi = aiWithTokens(10);
-
-        memory.add(firstUser);
-        assertThat(memory.messages()).containsExactly(firstUser);
-        assertThat(ESTIMATOR.estimateTokenCountInMessages(memory.messages())).isEqualTo(EXTRA_TOKENS_PER_REQUEST + 10);
-        memory.add(firstAi);
-        assertThat(memory.messages()).containsExactly(firstUser, firstAi);
-        memory.add(secondUser);
-        assertThat(memory.messages()).containsExactly(firstUser, firstAi, secondUser);
-        assertThat(ESTIMATOR.estimateTokenCountInMessages(memory.messages())).isEqualTo(EXTRA_TOKENS_PER_REQUEST + 30);
-        memory.add(secondAi);
-        assertThat(memory.messages()).containsExactly(secondUser, secondAi);
+        WindowCases.wholeTurnsWithinLimit(memory, userWithTokens(10), aiWithTokens(10), secondUser, secondAi);
         assertThat(ESTIMATOR.estimateTokenCountInMessages(memory.messages())).isEqualTo(EXTRA_TOKENS_PER_REQUEST + 20);
     }
 
@@ -101,21 +71,8 @@ class TokenWindowPortTest {
     @DeliberateDifference("after the second user message LangChain4j shows [system, firstAi, secondUser]; we cut the "
             + "whole first turn: [system, secondUser] (whole turns)")
     void should_keep_the_system_message_first_when_turns_are_cut_by_tokens() {
-        ChatMemory memory = window(33);
-        SystemMessage system = systemWithTokens(10);
-        UserMessage firstUser = userWithTokens(10);
-        AiMessage firstAi = aiWithTokens(10);
-        UserMessage secondUser = userWithTokens(10);
-        AiMessage secondAi = aiWithTokens(10);
-
-        memory.add(system);
-        memory.add(firstUser);
-        memory.add(firstAi);
-        assertThat(memory.messages()).containsExactly(system, firstUser, firstAi);
-        memory.add(secondUser);
-        assertThat(memory.messages()).containsExactly(system, secondUser);
-        memory.add(secondAi);
-        assertThat(memory.messages()).containsExactly(system, secondUser, secondAi);
+        WindowCases.systemMessageStaysFirst(window(33), systemWithTokens(10), userWithTokens(10), aiWithTokens(10),
+                userWithTokens(10), aiWithTokens(10));
     }
 
     @Test
@@ -123,34 +80,14 @@ class TokenWindowPortTest {
     @DeliberateDifference("LangChain4j appends the new system message at the end: [firstUser, firstAi, "
             + "secondSystem]; ours is pinned first (DESIGN.md: system message pinned first)")
     void should_show_only_the_latest_system_message_first_when_it_changes() {
-        ChatMemory memory = window(40);
-        SystemMessage firstSystem = SystemMessage.from("You are a helpful assistant");
-        UserMessage firstUser = userWithTokens(10);
-        AiMessage firstAi = aiWithTokens(10);
-        SystemMessage secondSystem = SystemMessage.from("You are an unhelpful assistant");
-
-        memory.add(firstSystem);
-        memory.add(firstUser);
-        memory.add(firstAi);
-        assertThat(memory.messages()).containsExactly(firstSystem, firstUser, firstAi);
-        memory.add(secondSystem);
-        assertThat(memory.messages()).containsExactly(secondSystem, firstUser, firstAi);
+        WindowCases.latestSystemMessageFirst(window(40), SystemMessage.from("You are a helpful assistant"),
+                userWithTokens(10), aiWithTokens(10), SystemMessage.from("You are an unhelpful assistant"));
     }
 
     @Test
     @DisplayName("TokenWindowChatMemoryTest.should_not_add_the_same_system_message_to_chat_memory_if_it_is_already_there")
     void should_not_add_the_same_system_message_again_when_it_is_already_there() {
-        ChatMemory memory = window(33);
-        SystemMessage system = systemWithTokens(10);
-        UserMessage user = userWithTokens(10);
-        AiMessage ai = aiWithTokens(10);
-
-        memory.add(system);
-        memory.add(user);
-        memory.add(ai);
-        assertThat(memory.messages()).containsExactly(system, user, ai);
-        memory.add(system);
-        assertThat(memory.messages()).containsExactly(system, user, ai);
+        WindowCases.sameSystemMessageOnce(window(33), systemWithTokens(10), userWithTokens(10), aiWithTokens(10));
     }
 
     @Test
@@ -159,23 +96,11 @@ class TokenWindowPortTest {
             + "call and keeps the newest turn whole over the limit, reporting it (tool calls stay whole, the newest "
             + "turn is always kept)")
     void should_keep_the_newest_tool_turn_whole_when_it_alone_exceeds_the_tokens() {
-        ChatMemory memory = window(39);
-        UserMessage user = UserMessage.from("How much is 2+2?");
-        AiMessage call = AiMessage.from(TWO_PLUS_TWO);
-        ToolExecutionResultMessage result = ToolExecutionResultMessage.from(TWO_PLUS_TWO, "4");
-        AiMessage answer = AiMessage.from("2 + 2 = 4");
-        assertThat(ESTIMATOR.estimateTokenCountInMessage(user)).isEqualTo(12);
-        assertThat(ESTIMATOR.estimateTokenCountInMessage(call)).isEqualTo(24);
-        assertThat(ESTIMATOR.estimateTokenCountInMessage(result)).isEqualTo(5);
-
-        memory.add(user);
-        assertThat(memory.messages()).containsExactly(user);
-        memory.add(call);
-        assertThat(memory.messages()).containsExactly(user);
-        memory.add(result);
-        assertThat(memory.messages()).containsExactly(user, call, result);
-        memory.add(answer);
-        assertThat(memory.messages()).containsExactly(user, call, result, answer);
+        assertThat(ESTIMATOR.estimateTokenCountInMessage(UserMessage.from("How much is 2+2?"))).isEqualTo(12);
+        assertThat(ESTIMATOR.estimateTokenCountInMessage(AiMessage.from(WindowCases.TWO_PLUS_TWO))).isEqualTo(24);
+        assertThat(ESTIMATOR.estimateTokenCountInMessage(ToolExecutionResultMessage.from(WindowCases.TWO_PLUS_TWO, "4")))
+                .isEqualTo(5);
+        WindowCases.newestToolTurnWhole(window(39), null, true);
     }
 
     @Test
@@ -183,22 +108,7 @@ class TokenWindowPortTest {
     @DeliberateDifference("LangChain4j (48 tokens): [system, user, aiCall], [system, aiCall, result], [system, ai2]; "
             + "ours hides the running call and keeps the newest turn whole")
     void should_keep_the_newest_tool_turn_whole_after_the_system_message_when_it_exceeds_the_tokens() {
-        ChatMemory memory = window(48);
-        SystemMessage system = SystemMessage.from("Use calculator for math questions");
-        UserMessage user = UserMessage.from("How much is 2+2?");
-        AiMessage call = AiMessage.from(TWO_PLUS_TWO);
-        ToolExecutionResultMessage result = ToolExecutionResultMessage.from(TWO_PLUS_TWO, "4");
-        AiMessage answer = AiMessage.from("2 + 2 = 4");
-
-        memory.add(system);
-        memory.add(user);
-        assertThat(memory.messages()).containsExactly(system, user);
-        memory.add(call);
-        assertThat(memory.messages()).containsExactly(system, user);
-        memory.add(result);
-        assertThat(memory.messages()).containsExactly(system, user, call, result);
-        memory.add(answer);
-        assertThat(memory.messages()).containsExactly(system, user, call, result, answer);
+        WindowCases.newestToolTurnWhole(window(48), SystemMessage.from("Use calculator for math questions"), true);
     }
 
     @Test
@@ -206,19 +116,7 @@ class TokenWindowPortTest {
     @DeliberateDifference("LangChain4j (36 tokens): [system, aiCall] while the tool runs, [system] once the result "
             + "arrives; ours: [system, user], then the whole turn over the limit")
     void should_never_show_only_the_system_message_when_a_tool_turn_exceeds_the_tokens() {
-        ChatMemory memory = window(36);
-        SystemMessage system = SystemMessage.from("Use calculator for math questions");
-        UserMessage user = UserMessage.from("How much is 2+2?");
-        AiMessage call = AiMessage.from(TWO_PLUS_TWO);
-        ToolExecutionResultMessage result = ToolExecutionResultMessage.from(TWO_PLUS_TWO, "4");
-
-        memory.add(system);
-        memory.add(user);
-        assertThat(memory.messages()).containsExactly(system, user);
-        memory.add(call);
-        assertThat(memory.messages()).containsExactly(system, user);
-        memory.add(result);
-        assertThat(memory.messages()).containsExactly(system, user, call, result);
+        WindowCases.newestToolTurnWhole(window(36), SystemMessage.from("Use calculator for math questions"), false);
     }
 
     @Test
@@ -226,21 +124,7 @@ class TokenWindowPortTest {
     @DeliberateDifference("LangChain4j (82 tokens): [user, aiCall, result1] with a result missing, [aiCall, result1, "
             + "result2], [ai2]; ours shows a call only with all its results and keeps the newest turn whole")
     void should_show_a_call_with_all_its_results_only_when_a_message_calls_two_tools() {
-        ChatMemory memory = window(82);
-        UserMessage user = UserMessage.from("How much is 2+2 and 3+3?");
-        AiMessage calls = AiMessage.from(TWO_PLUS_TWO, THREE_PLUS_THREE);
-        ToolExecutionResultMessage first = ToolExecutionResultMessage.from(TWO_PLUS_TWO, "4");
-        ToolExecutionResultMessage second = ToolExecutionResultMessage.from(THREE_PLUS_THREE, "6");
-        AiMessage answer = AiMessage.from("2 + 2 = 4, 3 + 3 = 6");
-
-        memory.add(user);
-        memory.add(calls);
-        memory.add(first);
-        assertThat(memory.messages()).containsExactly(user);
-        memory.add(second);
-        assertThat(memory.messages()).containsExactly(user, calls, first, second);
-        memory.add(answer);
-        assertThat(memory.messages()).containsExactly(user, calls, first, second, answer);
+        WindowCases.twoCallTurnWhole(window(82), null);
     }
 
     @Test
@@ -248,23 +132,7 @@ class TokenWindowPortTest {
     @DeliberateDifference("LangChain4j (91 tokens): [system, user, aiCall, result1], [system, aiCall, result1, "
             + "result2], [system, ai2]; ours shows a call only with all its results and keeps the newest turn whole")
     void should_show_a_call_with_all_its_results_after_the_system_message_when_a_message_calls_two_tools() {
-        ChatMemory memory = window(91);
-        SystemMessage system = SystemMessage.from("Use calculator for math questions");
-        UserMessage user = UserMessage.from("How much is 2+2 and 3+3?");
-        AiMessage calls = AiMessage.from(TWO_PLUS_TWO, THREE_PLUS_THREE);
-        ToolExecutionResultMessage first = ToolExecutionResultMessage.from(TWO_PLUS_TWO, "4");
-        ToolExecutionResultMessage second = ToolExecutionResultMessage.from(THREE_PLUS_THREE, "6");
-        AiMessage answer = AiMessage.from("2 + 2 = 4, 3 + 3 = 6");
-
-        memory.add(system);
-        memory.add(user);
-        memory.add(calls);
-        memory.add(first);
-        assertThat(memory.messages()).containsExactly(system, user);
-        memory.add(second);
-        assertThat(memory.messages()).containsExactly(system, user, calls, first, second);
-        memory.add(answer);
-        assertThat(memory.messages()).containsExactly(system, user, calls, first, second, answer);
+        WindowCases.twoCallTurnWhole(window(91), SystemMessage.from("Use calculator for math questions"));
     }
 
     @Test
@@ -346,20 +214,8 @@ class TokenWindowPortTest {
     @Test
     @DisplayName("TokenWindowChatMemoryTest.system_message_first_enabled")
     void should_show_the_system_message_first_whenever_it_was_added() {
-        SystemMessage system = systemWithTokens(10);
-        UserMessage user = userWithTokens(10);
-        AiMessage ai = aiWithTokens(10);
-        ChatMemory memory = window(100);
-        memory.add(system);
-        memory.add(user);
-        memory.add(ai);
-        assertThat(memory.messages()).containsExactly(system, user, ai);
-
-        memory = window(100);
-        memory.add(user);
-        memory.add(system);
-        memory.add(ai);
-        assertThat(memory.messages()).containsExactly(system, user, ai);
+        WindowCases.systemMessageFirstAlways(window(100), window(100), systemWithTokens(10), userWithTokens(10),
+                aiWithTokens(10));
     }
 
     @Test
@@ -367,30 +223,15 @@ class TokenWindowPortTest {
     @DeliberateDifference("with alwaysKeepSystemMessageFirst(false) LangChain4j shows [user, system, ai] when the "
             + "system message came second; ours always pins it first (DESIGN.md)")
     void should_show_the_system_message_first_when_it_is_added_after_a_user_message() {
-        SystemMessage system = systemWithTokens(10);
-        UserMessage user = userWithTokens(10);
-        AiMessage ai = aiWithTokens(10);
-        ChatMemory memory = window(100);
-        memory.add(user);
-        memory.add(system);
-        memory.add(ai);
-        assertThat(memory.messages()).containsExactly(system, user, ai);
+        WindowCases.systemMessageFirstWhenAddedSecond(window(100), systemWithTokens(10), userWithTokens(10),
+                aiWithTokens(10));
     }
 
     @Test
     @DisplayName("TokenWindowChatMemoryTest.system_message_first_with_message_eviction")
     void should_keep_the_system_message_first_when_user_messages_are_evicted_by_tokens() {
-        ChatMemory memory = window(35);
-        SystemMessage system = systemWithTokens(10);
-        UserMessage m1 = userWithTokens(10);
-        UserMessage m2 = userWithTokens(10);
-        UserMessage m3 = userWithTokens(10);
-        memory.add(system);
-        memory.add(m1);
-        memory.add(m2);
-        assertThat(memory.messages()).containsExactly(system, m1, m2);
-        memory.add(m3);
-        assertThat(memory.messages()).containsExactly(system, m2, m3);
+        WindowCases.systemMessageFirstWhileEvicting(window(35), systemWithTokens(10), userWithTokens(10),
+                userWithTokens(10), userWithTokens(10));
     }
 
     @Test
@@ -399,47 +240,21 @@ class TokenWindowPortTest {
             + "messages() writes nothing and set is one store write, as in LangChain4j")
     void should_append_once_read_without_writing_and_set_in_one_write_when_counting_store_calls() {
         CountingSessionStore store = CountingSessionStore.of(InMemorySessionStore.create());
-        ChatMemory memory = WindowChatMemory.builder().store(store).maxTokens(35).tokenizer(ESTIMATOR).build();
-
-        memory.add(UserMessage.from("first"), AiMessage.from("second"), AiMessage.from("3rd"));
-        assertThat(store.count(Operation.APPEND)).as("appends of add(m1, m2, m3)").isOne();
-        assertThat(writes(store)).as("writes of add(m1, m2, m3)").isOne();
-
-        store.reset();
-        memory.messages();
-        assertThat(writes(store)).as("writes of messages()").isZero();
-
-        store.reset();
-        memory.set(UserMessage.from("world"), AiMessage.from("hi"));
-        assertThat(writes(store)).as("writes of set(…)").isOne();
+        WindowCases.reducedStoreOperations(store,
+                WindowChatMemory.builder().store(store).maxTokens(35).tokenizer(ESTIMATOR).build());
     }
 
     @Test
     @DisplayName("TokenWindowChatMemoryTest.set_with_varargs_should_not_throw_when_eviction_is_needed")
     void should_set_more_messages_than_the_window_shows_when_set_with_varargs() {
-        ChatMemory memory = window(25);
-        UserMessage m1 = userWithTokens(10);
-        UserMessage m2 = userWithTokens(10);
-        UserMessage m3 = userWithTokens(10);
-        memory.set(m1, m2, m3);
-        assertThat(memory.messages()).containsExactly(m2, m3);
+        WindowCases.setMoreThanShown(window(25), userWithTokens(10), userWithTokens(10), userWithTokens(10));
     }
 
     @Test
     @DisplayName("TokenWindowChatMemoryTest.set_with_list_should_not_mutate_or_alias_the_caller_provided_list")
     void should_neither_change_nor_keep_the_callers_list_when_set_with_a_list() {
-        ChatMemory memory = window(25);
-        UserMessage m1 = userWithTokens(10);
-        UserMessage m2 = userWithTokens(10);
-        UserMessage m3 = userWithTokens(10);
-        List<ChatMessage> callers = new ArrayList<>(Arrays.asList(m1, m2, m3));
-
-        memory.set(callers);
-
-        assertThat(callers).containsExactly(m1, m2, m3);
-        assertThat(memory.messages()).containsExactly(m2, m3);
-        callers.add(userWithTokens(10));
-        assertThat(memory.messages()).containsExactly(m2, m3);
+        WindowCases.setKeepsNoAlias(window(25), userWithTokens(10), userWithTokens(10), userWithTokens(10),
+                userWithTokens(10));
     }
 
     private static void addEach(ChatMemory memory, ChatMessage... messages) {

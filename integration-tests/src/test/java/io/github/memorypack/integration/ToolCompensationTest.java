@@ -11,14 +11,10 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.memory.chat.MessageWindowChatMemory;
-import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -38,13 +34,9 @@ class ToolCompensationTest extends ShopTestBase {
     void should_keep_the_log_and_send_the_calls_with_their_results_when_a_tool_fails_in_the_booking_round(
             Strategy strategy, StoreKind kind) {
         // given: a conversation that has been cut or folded already
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        assertThat(summary.isPresent()).as("precondition: the warm-up was folded").isEqualTo(strategy.summarizes());
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
+        assertThat(before.summary().isPresent()).as("precondition: the warm-up was folded").isEqualTo(strategy.summarizes());
 
         // when: one AI message calls book (succeeds, compensable) and pay (fails)
         Throwable failure = catchThrowable(() -> assistant.chat(SESSION, Shop.BOOK_AND_PAY));
@@ -52,7 +44,7 @@ class ToolCompensationTest extends ShopTestBase {
 
         // then: LangChain4j compensated
         assertThat(tools.cancellations).as("precondition: the booking was compensated").contains("table for 2");
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertThat(requests.get(0).history().contains("user: " + Shop.ASK_TEA))
                 .as("precondition: the tea turn is cut or folded by now").isEqualTo(strategy.showsEverything());
         assertToolCallsAnswered(requests);
@@ -68,8 +60,8 @@ class ToolCompensationTest extends ShopTestBase {
         assertThat(requests).as("requests of both turns").hasSize(3);
         // the log holds everything it held, plus exactly the turn as LangChain4j recorded it
         List<Entry> after = log();
-        assertKept(before, after);
-        List<ChatMessage> turn = added(before, after);
+        assertKept(before.log(), after);
+        List<ChatMessage> turn = added(before.log(), after);
         assertThat(turn).as("messages the two turns added").hasSize(7);
         assertThat(turn.get(0)).isEqualTo(UserMessage.from(Shop.BOOK_AND_PAY));
         assertThat(((AiMessage) turn.get(1)).toolExecutionRequests()).extracting(r -> r.name())
@@ -77,7 +69,7 @@ class ToolCompensationTest extends ShopTestBase {
         assertThat(((ToolExecutionResultMessage) turn.get(2)).text()).contains("rolled back");
         assertThat(((ToolExecutionResultMessage) turn.get(3)).text()).contains("card declined");
         assertThat(turn.get(5)).isEqualTo(UserMessage.from("Thanks."));
-        assertState(store, SESSION, summary);
+        assertState(store, SESSION, before.summary());
         assertThat(requests.get(2).history().get(0)).isEqualTo(Shop.SYSTEM_LINE);
     }
 
@@ -86,12 +78,8 @@ class ToolCompensationTest extends ShopTestBase {
     void should_keep_the_log_and_send_every_round_with_its_results_when_the_payment_round_fails_after_the_booking_round(
             Strategy strategy, StoreKind kind) {
         // given
-        open(kind);
-        Shop.Assistant assistant = assistant(strategy);
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int firstRequest = server.requestCount() + 1;
+        Shop.Assistant assistant = warmedUp(strategy, kind);
+        Baseline before = baseline();
 
         // when: round 1 books (its result is in the memory), round 2 pays and fails: LangChain4j
         // replaces the stored booking result with a "rolled back" note through set(messages())
@@ -100,7 +88,7 @@ class ToolCompensationTest extends ShopTestBase {
 
         // then
         assertThat(tools.cancellations).as("precondition: the booking was compensated").contains("table for 4");
-        List<Request> requests = requestsFrom(firstRequest);
+        List<Request> requests = requestsFrom(before.firstRequest());
         assertToolCallsAnswered(requests);
         Request afterPayment = requests.get(2);
         assertThat(afterPayment.history()).as("request after the failed payment").anySatisfy(line -> assertThat(line)
@@ -112,8 +100,8 @@ class ToolCompensationTest extends ShopTestBase {
         assertThat(nextFailure).as("the next turn").isNull();
         assertThat(tools.cancellations).as("compensations").hasSize(1);
         List<Entry> after = log();
-        assertKept(before, after);
-        List<ChatMessage> turn = added(before, after);
+        assertKept(before.log(), after);
+        List<ChatMessage> turn = added(before.log(), after);
         assertThat(turn).as("the turn as LangChain4j recorded it: booking result rolled back").extracting(
                         PathAssertions::describe)
                 .filteredOn(line -> !line.contains("table for 4 booked")) // the replaced result may stay archived
@@ -124,28 +112,12 @@ class ToolCompensationTest extends ShopTestBase {
                     assertThat(lines.get(3)).contains("pay");
                     assertThat(lines.get(4)).contains("card declined");
                 });
-        assertState(store, SESSION, summary);
+        assertState(store, SESSION, before.summary());
     }
 
     @Test
     void should_send_what_langchain4js_own_memory_sends_when_the_buffer_backs_a_compensated_turn() throws Exception {
-        // given: the same conversation on LangChain4j's MessageWindowChatMemory (large enough to keep all)
-        List<List<String>> reference;
-        try (OpenAiTestServer referenceServer = new OpenAiTestServer()) {
-            referenceServer.answerWith(new Shop.Brain());
-            InMemoryChatMemoryStore referenceStore = new InMemoryChatMemoryStore();
-            Shop.Assistant langchain4j = Shop.assistant(referenceServer, id -> MessageWindowChatMemory.builder().id(id)
-                    .maxMessages(1_000).chatMemoryStore(referenceStore).build(), new Shop.Tools()).build();
-            converse(langchain4j);
-            reference = referenceServer.requests().stream().map(Request::history).toList();
-        }
-        open(StoreKind.IN_MEMORY);
-
-        // when
-        converse(assistant(Strategy.BUFFER));
-
-        // then
-        assertThat(server.requests().stream().map(Request::history).toList()).isEqualTo(reference);
+        assertBufferSendsWhatLangChain4jSends(ToolCompensationTest::converse);
     }
 
     private static void converse(Shop.Assistant assistant) {

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Two requests on one session, interleaved deterministically: request A is in its tool round
  * (user message and AI tool call stored, the tool running, held on a latch) while request B
- * completes a whole turn with a tool call of its own. LangChain4j shares one memory instance per
+ * completes a whole turn with a tool call of its own, then a plain one (so A's open turn has two
+ * newer turns when it resumes). LangChain4j shares one memory instance per
  * memory id between them. Neither request may lose its open turn to the other's fold or cut: each
  * follow-up request carries its own user message and tool result.
  */
@@ -41,17 +42,17 @@ class InterleavedRequestsTest extends ShopTestBase {
         tools.heldItem = "matcha";
         ExecutorService requestA = Executors.newSingleThreadExecutor();
         try {
-            // when: A stops inside its tool call, B runs a whole turn, then A goes on
+            // when: A stops inside its tool call, B runs a whole tool turn and a plain one, then A goes on
             Future<String> answerA = requestA.submit(() -> assistant.chat(SESSION, Shop.ASK_MATCHA));
             assertThat(tools.held.await(10, TimeUnit.SECONDS)).as("request A reached its tool call").isTrue();
             String answerB = assistant.chat(SESSION, Shop.ASK_COFFEE);
+            assistant.chat(SESSION, Shop.ASK_RECOMMENDATION);
             tools.release.countDown();
             answerA.get(10, TimeUnit.SECONDS);
 
             // then
             assertThat(answerB).startsWith("Answer ");
             List<Request> requests = server.requests();
-            assertToolCallsAnswered(requests);
             // B's follow-up: the request that ends with B's result
             Request followUpB = requests.stream().filter(request -> request.lastLine().startsWith("tool ")
                     && request.lastLine().contains("coffee: 12 packs")).findFirst()
@@ -62,9 +63,10 @@ class InterleavedRequestsTest extends ShopTestBase {
             // A's call was running, never interrupted: no request may say it was (the repair note says "interrupted")
             assertThat(requests).allSatisfy(request -> assertThat(request.history())
                     .noneMatch(line -> line.contains("interrupted")));
+            assertToolCallsAnswered(requests);
             List<Entry> after = log();
             assertKept(before, after);
-            assertThat(added(before, after)).as("both turns: question, tool call, result, answer each").hasSize(8);
+            assertThat(added(before, after)).as("A's and B's tool turns (4 messages each), B's plain turn (2)").hasSize(10);
             assertState(store, SESSION, summary);
         } finally {
             requestA.shutdownNow();

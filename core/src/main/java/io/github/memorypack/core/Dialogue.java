@@ -78,15 +78,18 @@ final class Dialogue {
     boolean withinHorizon;
     /** The newest entry given, or null. */
     final Entry last;
+    /** Index of the oldest entry given, or -1. */
+    final long startIndex;
 
     private Dialogue(SystemMessage system, Summary summary, long clearedAt, boolean reachesStart, boolean fromStart,
-                     Entry last) {
+                     Entry last, long startIndex) {
         this.system = system;
         this.summary = summary;
         this.clearedAt = clearedAt;
         this.reachesStart = reachesStart;
         this.fromStart = fromStart || reachesStart;
         this.last = last;
+        this.startIndex = startIndex;
     }
 
     /**
@@ -164,7 +167,8 @@ final class Dialogue {
 
         Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
         boolean reachesStart = !entries.isEmpty() && entries.get(0).index() <= Math.max(clearedAt + 1, covered);
-        Dialogue dialogue = new Dialogue(system, summary, clearedAt, reachesStart, fromStart, last);
+        Dialogue dialogue = new Dialogue(system, summary, clearedAt, reachesStart, fromStart, last,
+                entries.isEmpty() ? -1 : entries.get(0).index());
 
         // 3. turns
         Map<String, Turn> byId = null;
@@ -184,6 +188,11 @@ final class Dialogue {
             }
             String turnId = Records.turn(entry);
             if (message instanceof UserMessage) {
+                String after = entry.metadata().get(Records.AFTER);
+                Turn ended = after == null || byId == null ? null : byId.get(after);
+                if (ended != null) {
+                    ended.ended = true; // its thread moved on to a new request: it will get no answer
+                }
                 current = new Turn(entry, turnId, entry);
                 dialogue.turns.add(current);
                 if (turnId != null) {
@@ -291,7 +300,11 @@ final class Dialogue {
         return last == null ? end + 1 : last.index() + 1;
     }
 
-    /** A user message and the messages that belong to it (the prelude has no user message). */
+    /**
+     * A user message and the messages that belong to it (the prelude has no user message). Abandoned:
+     * open, and either its newest entry is older than the open-turn timeout or the thread that
+     * started it has started a newer turn since.
+     */
     static final class Turn {
         final Entry user;
         final String id;
@@ -301,6 +314,7 @@ final class Dialogue {
         Instant lastTime;
         boolean closed;
         boolean abandoned;
+        boolean ended;
         long tokens = -1;
 
         Turn(Entry user, String id, Entry first) {
@@ -327,7 +341,7 @@ final class Dialogue {
             Object lastSlot = slots.isEmpty() ? null : slots.get(slots.size() - 1);
             closed = lastSlot instanceof Entry && ((Entry) lastSlot).message() instanceof AiMessage
                     && !((AiMessage) ((Entry) lastSlot).message()).hasToolExecutionRequests();
-            abandoned = !closed && lastTime.isBefore(abandonBefore);
+            abandoned = !closed && (ended || lastTime.isBefore(abandonBefore));
         }
 
         /** Closed or abandoned: a view may cut it, a fold may take it, cost rules apply to it. */

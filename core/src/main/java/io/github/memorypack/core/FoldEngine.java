@@ -102,13 +102,30 @@ final class FoldEngine {
         SessionState state = memory.state();
         long from = start(state);
         Dialogue dialogue = memory.dialogueFrom(state, from);
-        View view = memory.rules().select(dialogue, state.version(), ceiling);
+        View view = memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
         memory.afterView(view);
         TokenAccounting accounting = settings.accounting();
         if (accounting != null) {
             accounting.bind(memory.sessionId());
         }
         return view;
+    }
+
+    /**
+     * A ceiling bounds the whole request, and LangChain4j adds the new user message after it reads
+     * the view: while the newest turn is closed (the view is read for a new request), leave room for
+     * a question as long as the longest of the last three, plus a quarter.
+     */
+    private ViewLimit withRoomForNextQuestion(ViewLimit ceiling, Dialogue dialogue) {
+        if (!ceiling.cuts() || dialogue.turns.isEmpty() || !dialogue.turns.get(dialogue.turns.size() - 1).closed) {
+            return ceiling;
+        }
+        int longest = 0;
+        for (int t = dialogue.turns.size() - 1; t >= Math.max(0, dialogue.turns.size() - 3); t--) {
+            longest = Math.max(longest, memory.rules().storedTokens(dialogue.turns.get(t).user));
+        }
+        int room = longest + (longest + 3) / 4;
+        return ViewLimit.tokens(Math.max(1, ceiling.value() - room));
     }
 
     /**

@@ -62,14 +62,23 @@ public final class MemoryMdChatMemory implements ChatMemory {
     private final Preload preload;
     private final boolean timestamps;
     private final int maxPreload;
-    private final long preloadedUntil;
+    private volatile long preloadedUntil = -1;
 
     private MemoryMdChatMemory(MemorySettings settings, Preload preload, boolean timestamps, int maxPreload) {
         this.preload = preload;
         this.timestamps = timestamps;
         this.maxPreload = maxPreload;
         this.engine = new MemoryEngine(settings.sessionMemory(settings.rules(), false), this::view, null);
-        this.preloadedUntil = preloadedUntil(engine.memory());
+    }
+
+    /** Records where the preloaded messages end, before this memory first writes or reads the session. */
+    private long preloaded() {
+        long until = preloadedUntil;
+        if (until < 0) {
+            until = preloadedUntil(engine.memory());
+            preloadedUntil = until;
+        }
+        return until;
     }
 
     /** A builder; set at least the store. */
@@ -86,18 +95,27 @@ public final class MemoryMdChatMemory implements ChatMemory {
     /** Writes the message through (one atomic append); a system message goes to the state. */
     @Override
     public void add(ChatMessage message) {
+        if (message != null) {
+            preloaded();
+        }
         engine.add(message);
     }
 
     /** Writes the messages through in one atomic append. */
     @Override
     public void add(ChatMessage... messages) {
+        if (messages != null && messages.length > 0) {
+            preloaded();
+        }
         engine.add(messages);
     }
 
     /** Writes the messages through in one atomic append. */
     @Override
     public void add(Iterable<ChatMessage> messages) {
+        if (messages != null && messages.iterator().hasNext()) {
+            preloaded();
+        }
         engine.add(messages);
     }
 
@@ -115,17 +133,22 @@ public final class MemoryMdChatMemory implements ChatMemory {
      */
     @Override
     public void set(Iterable<ChatMessage> messages) {
+        if (messages != null && messages.iterator().hasNext()) {
+            preloaded();
+        }
         engine.set(messages);
     }
 
     /** Starts the conversation over; the earlier log stays unless a {@link Retention} deletes it. */
     @Override
     public void clear() {
+        preloaded();
         engine.clear();
     }
 
     private View view() {
         SessionMemory memory = engine.memory();
+        long preloadedUntil = preloaded();
         SessionState state = memory.state();
         long from = Math.max(state.summary().map(Summary::coveredUntil).orElse(0L),
                 Records.longAttribute(state, Records.CLEARED_AT, -1) + 1);

@@ -31,6 +31,8 @@ final class Records {
     static final String TURN = "turn";
     static final String REQUEST = "request";
     static final String ATTEMPT = "attempt";
+    /** On a user message: the turn its thread had open before, which it ends (a thread runs one request at a time). */
+    static final String AFTER = "after";
 
     static final String RECORD = "memory-pack-record";
     static final String CLEAR = "clear";

@@ -64,12 +64,24 @@ public final class RequestScope {
     private final String requestId;
     private final String attemptId;
     private final Map<String, Integer> ordinals;
+    private final boolean threadConfined;
     private final Map<Object, String> turns;
     private volatile Object memoryId;
+    // a request the listeners follow has completed or failed: a thread still bound to it ignores it
+    private volatile boolean finished;
+    // the turn each thread last started in each session, and the scope it started it in
+    private static final ThreadLocal<Map<Object, Object[]>> LAST_TURNS = ThreadLocal.withInitial(() ->
+            new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Object, Object[]> eldest) {
+                    return size() > THREAD_TURNS;
+                }
+            });
 
     private RequestScope(String requestId, boolean threadConfined) {
         this.requestId = requestId;
         this.attemptId = Records.newId();
+        this.threadConfined = threadConfined;
         if (threadConfined) {
             this.ordinals = Map.of();
             this.turns = new LinkedHashMap<>(16, 0.75f, true) {
@@ -133,7 +145,15 @@ public final class RequestScope {
     /** The scope of an explicit request or of a request the listeners follow, or null. */
     static RequestScope active() {
         RequestScope scope = CURRENT.get();
-        return scope != null ? scope : BOUND.get();
+        if (scope != null) {
+            return scope;
+        }
+        scope = BOUND.get();
+        if (scope != null && scope.finished) {
+            BOUND.remove(); // left behind on a caller thread by a streaming request that has ended
+            return null;
+        }
+        return scope;
     }
 
     /** The active scope, or this thread's own (which has no request id). */
@@ -169,7 +189,24 @@ public final class RequestScope {
     String startTurn(Object session) {
         String turn = Records.newId();
         turns.put(session, turn);
+        LAST_TURNS.get().put(session, new Object[] {this, turn});
         return turn;
+    }
+
+    /**
+     * The turn this thread last started in the session, if no answer can come to it any more: a
+     * thread runs one blocking request at a time, so when it starts a new turn its earlier one is
+     * over — unless that one belongs to a request still running elsewhere (a stream the listeners
+     * follow). Null when there is none.
+     */
+    String endedBy(Object session) {
+        Object[] last = LAST_TURNS.get().get(session);
+        if (last == null) {
+            return null;
+        }
+        RequestScope scope = (RequestScope) last[0];
+        boolean over = scope == this || scope.threadConfined || scope.finished || scope.requestId != null;
+        return over ? (String) last[1] : null;
     }
 
     /** The turn in the session ended (an AI message without tool calls). */
@@ -238,6 +275,7 @@ public final class RequestScope {
         }
         if (event instanceof AiServiceCompletedEvent || event instanceof AiServiceErrorEvent) {
             INVOCATIONS.remove(id);
+            scope.finished = true;
             if (BOUND.get() == scope) {
                 BOUND.remove();
             }

@@ -150,7 +150,7 @@ final class SessionMemory {
             }
             long coveredUntil = summaryAt < 0 ? -1
                     : summaryAt < stored.size() ? stored.get(summaryAt).index() : store.nextIndex(sessionId);
-            updateState(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
+            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
     }
@@ -159,6 +159,10 @@ final class SessionMemory {
         Map<String, String> metadata = new HashMap<>(4);
         String turn;
         if (message instanceof UserMessage) {
+            String previous = scope.endedBy(turnKey);
+            if (previous != null) {
+                metadata.put(Records.AFTER, previous);
+            }
             turn = scope.startTurn(turnKey);
             tagged = true;
         } else {
@@ -187,6 +191,20 @@ final class SessionMemory {
 
     private int count(ChatMessage message) {
         return tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInMessage(message);
+    }
+
+    /**
+     * {@link #updateState} after an append that already holds the change: the append is the commit
+     * point (a newer system-message record wins over the state in every view), so a store failure
+     * here is logged, not thrown — the call did what it was asked; the next update repairs the state.
+     */
+    private void updateStateAfterAppend(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
+        try {
+            updateState(system, systemIndex, summaryText, coveredUntil);
+        } catch (StoreException e) {
+            LOG.warn("The change to chat memory {} is stored in its log, but its state could not be updated;"
+                    + " views follow the log, and the next update repairs the state", sessionId, e);
+        }
     }
 
     /**
@@ -372,11 +390,12 @@ final class SessionMemory {
             if (source == null && isRepair(message)) {
                 continue; // a synthetic repair a view made: never stored as a real result
             }
-            ChatMessage full = source != null ? source.message() : message;
-            Entry position = pinned + j < shown.size() ? sources.get(pinned + j) : null;
-            Entry like = source != null ? source : position;
-            Map<String, String> metadata = like == null ? Map.of() : like.metadata();
-            batch.add(NewEntry.of(full, count(full), metadata));
+            if (source != null) {
+                // a message the view showed (a preview or an image note maps back to its full entry)
+                batch.add(NewEntry.of(source.message(), count(source.message()), source.metadata()));
+            } else {
+                batch.add(newEntry(message, scope)); // a new message: tagged like an add
+            }
         }
         if (systemChanged) {
             batch.add(newEntry(system, scope));
@@ -384,7 +403,7 @@ final class SessionMemory {
         List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
         if (systemChanged || summaryChanged) {
             long systemIndex = systemChanged ? stored.get(stored.size() - 1).index() : -1;
-            updateState(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
+            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
                     state.summary().map(Summary::coveredUntil).orElse(0L));
         }
     }

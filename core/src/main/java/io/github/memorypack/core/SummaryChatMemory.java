@@ -19,8 +19,10 @@ import java.util.function.Function;
  * session state, so a new memory on the same store (an application restart) continues from it.
  *
  * <p><b>Folding.</b> When a turn finishes (an AI message without tool requests is added) and at
- * least {@code foldEveryTurns} closed turns (default {@value #DEFAULT_FOLD_EVERY_TURNS}) are not yet
- * in the summary, all of them are folded in: the {@link Summarizer} gets the previous summary and
+ * least {@code foldEveryTurns} closed turns (default {@value #DEFAULT_FOLD_EVERY_TURNS}) before the
+ * newest one are not yet in the summary, all of them are folded in — the newest turn always stays
+ * verbatim, so the model sees the last exchange word for word and LangChain4j's output guardrails
+ * can still remove the last answer: the {@link Summarizer} gets the previous summary and
  * those turns' messages and its answer replaces the summary, stored with compare-and-set. A fold
  * never takes an open turn (a request still in progress, even when requests for the session
  * interleave) or anything after it; it never takes a superseded attempt or a replaced message.
@@ -61,9 +63,10 @@ public final class SummaryChatMemory implements ChatMemory {
         SessionMemory memory = settings.sessionMemory(settings.rules(), true); // folding adds up stored counts
         this.contextTokens = contextTokens;
         this.folds = new FoldEngine(memory, summarySettings, spans -> {
-            // the longest prefix of closed turns that can end cleanly, once enough of them wait
+            // the longest prefix of closed turns that can end cleanly, once enough of them wait; the newest
+            // turn stays verbatim (what LangChain4j's output guardrails may still take back)
             int fold = 0;
-            for (int i = 0; i < spans.size(); i++) {
+            for (int i = 0; i < spans.size() - 1; i++) {
                 if (spans.get(i).foldable) {
                     fold = i + 1;
                 }
@@ -246,7 +249,7 @@ public final class SummaryChatMemory implements ChatMemory {
         }
 
         /**
-         * Folds once this many closed turns are unsummarized (default {@value #DEFAULT_FOLD_EVERY_TURNS}).
+         * Folds once this many closed turns before the newest are unsummarized (default {@value #DEFAULT_FOLD_EVERY_TURNS}).
          *
          * @throws IllegalArgumentException if {@code turns < 1}
          */

@@ -44,6 +44,9 @@ public final class TokenAccounting {
     private final int calibrationWindow;
     private final ConcurrentMap<String, Ledger> ledgers = new ConcurrentHashMap<>();
     private final ThreadLocal<String> bound = new ThreadLocal<>();
+    private final java.util.concurrent.atomic.AtomicLong unattributed = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicBoolean WARNED = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TokenAccounting.class);
 
     private TokenAccounting(int calibrationWindow) {
         this.calibrationWindow = calibrationWindow;
@@ -96,6 +99,14 @@ public final class TokenAccounting {
         return ledger == null ? new Ledger(calibrationWindow).report(id) : ledger.report(id);
     }
 
+    /**
+     * Requests the {@link #listener} saw but could not charge to a session (no request followed by
+     * {@link RequestScope#aiServiceListeners()} and no memory bound on that thread).
+     */
+    public long unattributedRequests() {
+        return unattributed.get();
+    }
+
     /** Drops a session's figures. */
     public void forget(Object sessionId) {
         ledgers.remove(SessionIds.of(sessionId));
@@ -116,9 +127,18 @@ public final class TokenAccounting {
         return new ChatModelListener() {
             @Override
             public void onRequest(ChatModelRequestContext context) {
-                String session = bound.get();
+                // the request the listeners follow (also on streaming threads), else what a memory bound here
+                Object memoryId = RequestScope.currentMemoryId();
+                String session = memoryId != null ? SessionIds.of(memoryId) : bound.get();
                 bound.remove();
-                if (session != null) {
+                if (session == null) {
+                    unattributed.incrementAndGet();
+                    if (WARNED.compareAndSet(false, true)) {
+                        LOG.warn("A chat request was not charged to any session: register"
+                                + " RequestScope.aiServiceListeners() on AiServices (streaming, async) or set"
+                                + " tokenAccounting(...) on the memory. (Logged once; see unattributedRequests().)");
+                    }
+                } else {
                     context.attributes().put(SESSION_KEY, session);
                     context.attributes().put(ESTIMATE_KEY,
                             tokenizer.estimateTokenCountInMessages(context.chatRequest().messages()));

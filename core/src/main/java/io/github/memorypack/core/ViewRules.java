@@ -219,7 +219,8 @@ final class ViewRules {
         if (prelude != null) {
             messages.addAll(prelude.messages);
             sources.addAll(prelude.sources);
-            firstIndex = dialogue.prelude.firstIndex;
+            // the greeting is shown because the view reaches the conversation's start: retain from there
+            firstIndex = Math.min(dialogue.prelude.firstIndex, dialogue.startIndex);
         }
         int[] offsets = new int[selectedCount];
         long[] firstIndices = new long[selectedCount];

@@ -50,8 +50,9 @@ class SummaryChatMemoryTest {
         // when
         turn(memory, 1);
         turn(memory, 2);
+        turn(memory, 3);
 
-        // then
+        // then: every turn but the newest is folded; the newest stays verbatim
         assertThat(summarizer.calls()).hasSize(2);
         assertThat(summarizer.calls().get(0).previousSummary()).isEmpty();
         assertThat(summarizer.calls().get(0).messages())
@@ -59,7 +60,8 @@ class SummaryChatMemoryTest {
         assertThat(summarizer.calls().get(1).previousSummary()).isEqualTo("summary 1 of 2 more messages");
         assertThat(summarizer.calls().get(1).messages())
                 .containsExactly(UserMessage.from("question 2"), AiMessage.from("answer 2"));
-        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 2 of 2 more messages"));
+        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 2 of 2 more messages"),
+                UserMessage.from("question 3"), AiMessage.from("answer 3"));
         assertThat(memory.summary()).get().extracting(Summary::coveredUntil).isEqualTo(5L); // the system message is entry 0, once
     }
 
@@ -68,13 +70,14 @@ class SummaryChatMemoryTest {
         // given
         SummaryChatMemory memory = memory().build();
         turn(memory, 1);
+        turn(memory, 2);
 
         // when
-        memory.add(UserMessage.from("question 2"));
+        memory.add(UserMessage.from("question 3"));
 
         // then
         assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 2 more messages"),
-                UserMessage.from("question 2"));
+                UserMessage.from("question 2"), AiMessage.from("answer 2"), UserMessage.from("question 3"));
     }
 
     @Test
@@ -85,18 +88,20 @@ class SummaryChatMemoryTest {
         // when
         turn(memory, 1);
         turn(memory, 2);
+        turn(memory, 3);
 
         // then
         assertThat(summarizer.calls()).isEmpty();
-        assertThat(memory.messages()).hasSize(5);
+        assertThat(memory.messages()).hasSize(7);
 
         // when
-        turn(memory, 3);
+        turn(memory, 4);
 
         // then
         assertThat(summarizer.calls()).hasSize(1);
         assertThat(summarizer.calls().get(0).messages()).hasSize(6);
-        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 6 more messages"));
+        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 6 more messages"),
+                UserMessage.from("question 4"), AiMessage.from("answer 4"));
     }
 
     @Test
@@ -115,8 +120,10 @@ class SummaryChatMemoryTest {
         assertThat(memory.messages()).containsExactly(UserMessage.from("weather in Porto?"),
                 AiMessage.from(List.of(call)), ToolExecutionResultMessage.from(call, "18C"));
 
-        // when
+        // when: the turn closes (it stays verbatim while it is the newest) and the next one comes
         memory.add(AiMessage.from("It is 18C."));
+        assertThat(summarizer.calls()).isEmpty();
+        turn(memory, 2);
 
         // then
         assertThat(summarizer.calls()).singleElement().extracting(RecordingSummarizer.Call::messages)
@@ -124,34 +131,67 @@ class SummaryChatMemoryTest {
     }
 
     @Test
-    void should_fold_interrupted_tool_call_once_its_turn_is_abandoned_when_its_result_never_came() {
-        // given: a tool call whose result never came (the process died), then the user goes on
+    void should_fold_interrupted_tool_call_once_its_turn_is_abandoned_when_its_result_never_came() throws Exception {
+        // given: a tool call whose result never came, while another request (another thread) goes on
         TestClock clock = new TestClock();
         SummaryChatMemory memory = memory().clock(clock).build();
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
         memory.add(UserMessage.from("book the hotel"));
         memory.add(AiMessage.from(List.of(call)));
-        memory.add(UserMessage.from("hello again"));
-        memory.add(AiMessage.from("hi"));
+        onAnotherThread(() -> {
+            memory.add(UserMessage.from("hello again"));
+            memory.add(AiMessage.from("hi"));
+        });
+        onAnotherThread(() -> {
+            memory.add(UserMessage.from("more"));
+            memory.add(AiMessage.from("sure"));
+        });
 
         // then: the open turn (its tool may still be running) blocks folding, and its call is not shown yet
         assertThat(summarizer.calls()).isEmpty();
         assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"),
-                UserMessage.from("hello again"), AiMessage.from("hi"));
+                UserMessage.from("hello again"), AiMessage.from("hi"), UserMessage.from("more"), AiMessage.from("sure"));
         clock.advance(java.time.Duration.ofMinutes(11));
-        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
-                ToolExecutionResultMessage.from(call, Dialogue.INTERRUPTED_TOOL_RESULT),
-                UserMessage.from("hello again"), AiMessage.from("hi"));
+        assertThat(memory.messages()).startsWith(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
+                ToolExecutionResultMessage.from(call, Dialogue.INTERRUPTED_TOOL_RESULT));
 
         // when
-        memory.add(UserMessage.from("still there?"));
-        memory.add(AiMessage.from("yes"));
+        onAnotherThread(() -> {
+            memory.add(UserMessage.from("still there?"));
+            memory.add(AiMessage.from("yes"));
+        });
 
-        // then: the interrupted turn and everything after it fold together
+        // then: the abandoned turn and everything after it but the newest fold together
         assertThat(summarizer.calls()).singleElement().satisfies(c -> assertThat(c.messages()).containsExactly(
                 UserMessage.from("book the hotel"), AiMessage.from(List.of(call)), UserMessage.from("hello again"),
-                AiMessage.from("hi"), UserMessage.from("still there?"), AiMessage.from("yes")));
-        assertThat(memory.messages()).containsExactly(summaryMessage("summary 1 of 6 more messages"));
+                AiMessage.from("hi"), UserMessage.from("more"), AiMessage.from("sure")));
+        assertThat(memory.messages()).containsExactly(summaryMessage("summary 1 of 6 more messages"),
+                UserMessage.from("still there?"), AiMessage.from("yes"));
+    }
+
+    @Test
+    void should_repair_and_fold_a_tool_call_at_once_when_its_thread_has_moved_on_to_a_new_request() {
+        // given: one thread asked, the tool call never got its result, and the same thread asks again
+        SummaryChatMemory memory = memory().build();
+        ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
+        memory.add(UserMessage.from("book the hotel"));
+        memory.add(AiMessage.from(List.of(call)));
+
+        // when
+        memory.add(UserMessage.from("hello again"));
+        memory.add(AiMessage.from("hi"));
+
+        // then: a thread runs one request at a time, so the earlier turn will get no answer
+        assertThat(summarizer.calls()).singleElement().satisfies(c -> assertThat(c.messages()).containsExactly(
+                UserMessage.from("book the hotel"), AiMessage.from(List.of(call))));
+        assertThat(memory.messages()).containsExactly(summaryMessage("summary 1 of 2 more messages"),
+                UserMessage.from("hello again"), AiMessage.from("hi"));
+    }
+
+    private static void onAnotherThread(Runnable work) throws InterruptedException {
+        Thread thread = new Thread(work);
+        thread.start();
+        thread.join();
     }
 
     @ParameterizedTest
@@ -160,14 +200,16 @@ class SummaryChatMemoryTest {
         // given
         SummaryChatMemory memory = memory().maxSummaryTokens(100).build();
         turn(memory, 1);
+        turn(memory, 2);
         summarizer.then(failure.answer);
 
         // when
-        turn(memory, 2);
+        turn(memory, 3);
 
         // then: summary and view unchanged apart from the new turn, failure reported
         assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 2 more messages"),
-                UserMessage.from("question 2"), AiMessage.from("answer 2"));
+                UserMessage.from("question 2"), AiMessage.from("answer 2"), UserMessage.from("question 3"),
+                AiMessage.from("answer 3"));
         assertThat(memory.summary()).get().extracting(Summary::coveredUntil).isEqualTo(3L);
         assertThat(failures).singleElement().satisfies(f -> {
             assertThat(f.reason()).isEqualTo(failure.reason);
@@ -178,13 +220,14 @@ class SummaryChatMemoryTest {
         });
 
         // when: the next turn retries the whole unfolded range
-        turn(memory, 3);
+        turn(memory, 4);
 
         // then
         assertThat(summarizer.calls()).hasSize(3);
         assertThat(summarizer.calls().get(2).messages()).containsExactly(UserMessage.from("question 2"),
                 AiMessage.from("answer 2"), UserMessage.from("question 3"), AiMessage.from("answer 3"));
-        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 3 of 4 more messages"));
+        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 3 of 4 more messages"),
+                UserMessage.from("question 4"), AiMessage.from("answer 4"));
     }
 
     @Test
@@ -202,9 +245,9 @@ class SummaryChatMemoryTest {
             turn(memory, n);
         }
 
-        // then: attempts at turns 1, 2, 4, 8, 16 only; every message still visible
-        assertThat(summarizer.calls()).hasSize(5);
-        assertThat(failures).extracting(SummaryFailure::consecutiveFailures).containsExactly(1, 2, 3, 4, 5);
+        // then: attempts at turns 2, 3, 5 and 9 only (turn 1 has nothing to fold); every message still visible
+        assertThat(summarizer.calls()).hasSize(4);
+        assertThat(failures).extracting(SummaryFailure::consecutiveFailures).containsExactly(1, 2, 3, 4);
         assertThat(memory.messages()).hasSize(1 + 16 * 2);
         assertThat(memory.summary()).isEmpty();
     }
@@ -228,6 +271,7 @@ class SummaryChatMemoryTest {
 
         // when: the reopened memory continues from the stored summary
         turn(reopened, 6);
+        turn(reopened, 7);
 
         // then
         assertThat(summarizer.calls().get(2).previousSummary()).isEqualTo("summary 2 of 4 more messages");
@@ -248,14 +292,16 @@ class SummaryChatMemoryTest {
         assertThat(executor.pending()).isEqualTo(1);
         assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("question 1"), AiMessage.from("answer 1"));
 
-        // when: a second turn finishes while the first fold is queued, no second fold is queued
+        // when: more turns finish while the first fold is queued, no second fold is queued
         turn(memory, 2);
+        turn(memory, 3);
         assertThat(executor.pending()).isEqualTo(1);
         executor.runAll();
 
         // then
         assertThat(summarizer.calls()).singleElement().extracting(c -> c.messages().size()).isEqualTo(4);
-        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 4 more messages"));
+        assertThat(memory.messages()).containsExactly(SYSTEM, summaryMessage("summary 1 of 4 more messages"),
+                UserMessage.from("question 3"), AiMessage.from("answer 3"));
     }
 
     @Test
@@ -316,6 +362,7 @@ class SummaryChatMemoryTest {
 
         // when
         turn(memory, 1);
+        turn(memory, 2);
 
         // then
         assertThat(summarizer.calls()).hasSize(1);
@@ -328,6 +375,7 @@ class SummaryChatMemoryTest {
         // given
         SummaryChatMemory memory = memory().build();
         turn(memory, 1);
+        turn(memory, 2);
         List<ChatMessage> before = memory.messages();
 
         // when: the summary covers messages the view never showed, so leaving it out deletes nothing
@@ -347,6 +395,7 @@ class SummaryChatMemoryTest {
         // when
         turn(memory, 1);
         turn(memory, 2);
+        turn(memory, 3);
 
         // then
         TokenReport report = accounting.report("s1");
@@ -373,6 +422,7 @@ class SummaryChatMemoryTest {
         var a = (SummaryChatMemory) provider.get("a");
         var b = (SummaryChatMemory) provider.get("b");
         turn(a, 1);
+        turn(a, 2);
 
         // then
         assertThat(a.summary()).isPresent();

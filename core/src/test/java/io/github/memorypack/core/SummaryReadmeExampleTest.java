@@ -18,7 +18,7 @@ class SummaryReadmeExampleTest {
 
     @Test
     void should_run_readme_example_when_copied_verbatim() {
-        ScriptedModel chat = new ScriptedModel().thenReply("Hi Ana!");
+        ScriptedModel chat = new ScriptedModel().thenReply("Hi Ana!").thenReply("Porto is lovely.");
         ScriptedModel cheap = new ScriptedModel().thenReply("The user is Ana.");
         ChatModel model = chat;
         ChatModel cheapModel = cheap;
@@ -36,10 +36,13 @@ class SummaryReadmeExampleTest {
         String answer = assistant.chat("user-42", "My name is Ana.");
         // README example ends
 
+        // the newest turn stays verbatim; the next one folds it into the summary
         assertThat(answer).isEqualTo("Hi Ana!");
+        assertThat(cheap.requests()).isEmpty();
+        assertThat(assistant.chat("user-42", "I live in Porto.")).isEqualTo("Porto is lovely.");
         assertThat(cheap.requests()).hasSize(1);
         assertThat(store.state("user-42").summary()).get()
                 .satisfies(s -> assertThat(s.text()).isEqualTo("The user is Ana."));
-        assertThat(store.getMessages("user-42")).hasSize(2);
+        assertThat(store.getMessages("user-42")).hasSize(4);
     }
 }

@@ -104,7 +104,7 @@ class JdbcAiServicesTest {
         Strategy summary = (store, summarizer) -> id -> SummaryChatMemory.builder().id(id).chatMemoryStore(store)
                 .summarizer(summarizer).build();
 
-        converse(summary, false, false, true);
+        converse(summary, false, true, true); // every turn but the newest is folded
     }
 
     @Test

@@ -108,7 +108,7 @@ class RedisAiServicesTest {
         return Stream.of(
                 Arguments.of("buffer", buffer, true, true, false),
                 Arguments.of("window (1 turn)", window, false, true, false),
-                Arguments.of("summary (folds every turn)", summary, false, false, true),
+                Arguments.of("summary (folds every turn but the newest)", summary, false, true, true),
                 Arguments.of("summary-buffer (50 tokens)", summaryBuffer, false, true, true),
                 Arguments.of("LangChain4j MessageWindowChatMemory", langchain4jWindow, true, true, false));
     }

@@ -1,4 +1,4 @@
-package io.github.memorypack.it;
+package io.github.memorypack.integration;
 
 import io.github.memorypack.core.SummaryMessage;
 import io.github.memorypack.core.SummaryBufferChatMemory;

@@ -1,4 +1,4 @@
-package io.github.memorypack.it;
+package io.github.memorypack.integration;
 
 import io.github.memorypack.core.WindowChatMemory;
 import static org.assertj.core.api.Assertions.assertThat;

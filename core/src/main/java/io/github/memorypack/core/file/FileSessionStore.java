@@ -11,7 +11,9 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -91,6 +93,8 @@ public final class FileSessionStore implements SessionStore {
     public static final int DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(FileSessionStore.class);
+    private static final boolean READ = false;
+    private static final boolean WRITE = true;
 
     // A JVM may hold only one FileLock per file (a second attempt throws), so the in-process half of
     // a session lock is shared by every store instance in this JVM: a fixed set of stripes, chosen by
@@ -145,7 +149,7 @@ public final class FileSessionStore implements SessionStore {
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         if (batch.isEmpty()) {
-            return ifExists(sessionId, "append to", List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));
+            return ifExists(sessionId, "append to", READ, List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));
         }
         PendingAppend mine = new PendingAppend(batch, idempotencyKey);
         Session session = session(sessionId);
@@ -157,7 +161,7 @@ public final class FileSessionStore implements SessionStore {
             // a thread that held the lock before us may have written our append with its own
             if (!mine.isDone()) {
                 try {
-                    withFileLock(sessionId, "append to", session, recoveries, (s, lease) -> {
+                    withFileLock(sessionId, "append to", WRITE, session, recoveries, (s, lease) -> {
                         s.appendQueued(lease);
                         return null;
                     });
@@ -184,26 +188,26 @@ public final class FileSessionStore implements SessionStore {
             throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
         }
         checkCount("maxCount", maxCount);
-        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
+        return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
     }
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
         checkCount("count", count);
-        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.readLast(lease, count));
+        return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.readLast(lease, count));
     }
 
     @Override
     public long nextIndex(String sessionId) {
         SessionIds.validate(sessionId);
-        return ifExists(sessionId, "read", 0L, Session::nextIndex);
+        return ifExists(sessionId, "read", READ, 0L, Session::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
         SessionIds.validate(sessionId);
-        return ifExists(sessionId, "read the state of", SessionState.EMPTY, Session::state);
+        return ifExists(sessionId, "read the state of", READ, SessionState.EMPTY, Session::state);
     }
 
     @Override
@@ -213,15 +217,15 @@ public final class FileSessionStore implements SessionStore {
         Operation<Optional<SessionState>> cas = (s, lease) -> s.compareAndSetState(lease, expectedVersion, newState);
         // an unknown session is at version 0: any other expected version fails without creating anything
         return expectedVersion == 0
-                ? locked(sessionId, "update the state of", cas)
-                : ifExists(sessionId, "update the state of", Optional.empty(), cas);
+                ? locked(sessionId, "update the state of", WRITE, cas)
+                : ifExists(sessionId, "update the state of", WRITE, Optional.empty(), cas);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         SessionIds.validate(sessionId);
         List<NewEntry> batch = List.copyOf(entries);
-        locked(sessionId, "replace the log of", (s, lease) -> {
+        locked(sessionId, "replace the log of", WRITE, (s, lease) -> {
             s.replace(lease, batch);
             return null;
         });
@@ -230,7 +234,7 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
-        ifExists(sessionId, "trim", null, (s, lease) -> {
+        ifExists(sessionId, "trim", WRITE, null, (s, lease) -> {
             s.trim(lease, beforeIndex);
             return null;
         });
@@ -255,7 +259,7 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        ifExists(sessionId, "delete", null, (s, lease) -> {
+        ifExists(sessionId, "delete", WRITE, null, (s, lease) -> {
             s.delete(lease);
             return null;
         });
@@ -284,21 +288,21 @@ public final class FileSessionStore implements SessionStore {
      * Runs {@code operation} under the session's lock if the session has a log or state file;
      * otherwise returns {@code absent} without creating anything (not even the lock file).
      */
-    private <T> T ifExists(String sessionId, String action, T absent, Operation<T> operation) {
+    private <T> T ifExists(String sessionId, String action, boolean write, T absent, Operation<T> operation) {
         if (!Files.exists(directory.resolve(sessionId + SessionFiles.LOG))
                 && !Files.exists(directory.resolve(sessionId + SessionFiles.STATE))) {
             return absent;
         }
-        return locked(sessionId, action, operation);
+        return locked(sessionId, action, write, operation);
     }
 
-    private <T> T locked(String sessionId, String action, Operation<T> operation) {
+    private <T> T locked(String sessionId, String action, boolean write, Operation<T> operation) {
         ReentrantLock stripe = stripe(sessionId);
         List<Recovery> recoveries = new ArrayList<>(0);
         stripe.lock();
         try {
             // looked up under the lock: whichever instance the cache hands out, one thread uses it at a time
-            return withFileLock(sessionId, action, session(sessionId), recoveries, operation);
+            return withFileLock(sessionId, action, write, session(sessionId), recoveries, operation);
         } finally {
             stripe.unlock();
             report(recoveries);
@@ -309,18 +313,33 @@ public final class FileSessionStore implements SessionStore {
         return STRIPES[Math.floorMod(Objects.hash(directory.toString(), sessionId), STRIPES.length)];
     }
 
-    /** Runs {@code operation} holding the OS lock; the caller holds the session's stripe. */
-    private <T> T withFileLock(String sessionId, String action, Session session, List<Recovery> recoveries,
-                               Operation<T> operation) {
-        try (FileChannel lock = disk.openOrCreate(session.files.lock)) {
-            lock.lock(); // held until the channel closes
-            return operation.apply(session, Lease.of(lock, clock, recoveries));
+    /**
+     * Runs {@code operation} holding the OS lock, exclusive for a write (creating the lock file) and
+     * shared for a read (opening the lock file read-only, so reads work on a read-only folder; without
+     * a lock file there is no writer to wait for). The caller holds the session's stripe.
+     */
+    private <T> T withFileLock(String sessionId, String action, boolean write, Session session,
+                               List<Recovery> recoveries, Operation<T> operation) {
+        try (FileChannel lock = write ? disk.openOrCreate(session.files.lock) : openForReading(session.files.lock)) {
+            if (lock == null) {
+                return operation.apply(session, Lease.unlocked(clock, recoveries));
+            }
+            lock.lock(0, Long.MAX_VALUE, !write); // held until the channel closes
+            return operation.apply(session, Lease.of(lock, write, clock, recoveries));
         } catch (IOException | OverlappingFileLockException e) {
             session.invalidate();
             throw failure(action, sessionId, e);
         } catch (RuntimeException | Error e) {
             session.invalidate();
             throw e;
+        }
+    }
+
+    private static FileChannel openForReading(Path lockFile) throws IOException {
+        try {
+            return FileChannel.open(lockFile, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            return null;
         }
     }
 
@@ -410,7 +429,9 @@ public final class FileSessionStore implements SessionStore {
             }
             Disk disk = Disk.of(directory);
             try {
-                disk.createDirectories(directory);
+                if (!Files.isDirectory(directory)) { // an existing folder may be on a read-only mount
+                    disk.createDirectories(directory);
+                }
                 return new FileSessionStore(this, directory.toRealPath(), disk);
             } catch (IOException e) {
                 throw new StoreException("could not open the session folder " + directory + ": " + e, e);

@@ -111,6 +111,37 @@ public final class MemoryMdSessionStore implements SessionStore {
         SKIP_DAMAGED_BLOCKS
     }
 
+    /**
+     * A MEMORY.md over {@link Builder#maxPreloadBytes}. An append, replace, trim or compaction that
+     * would make the file larger than the limit is refused with this before anything is written, so a
+     * session always stays readable; a file that is already larger (written by hand, or by a version
+     * that did not check) is not loaded. Compact or trim the session, or raise the limit.
+     */
+    public static final class TooLargeException extends StoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final long size;
+        private final long limit;
+
+        TooLargeException(Path file, long size, long limit, String verb) {
+            super(file + " " + verb + " " + size + " bytes, over the limit of " + limit + " bytes (maxPreloadBytes);"
+                    + " compact or trim the session, or raise the limit");
+            this.size = size;
+            this.limit = limit;
+        }
+
+        /** The size in bytes the file has, or would have had. */
+        public long size() {
+            return size;
+        }
+
+        /** The limit, {@link Builder#maxPreloadBytes}. */
+        public long limit() {
+            return limit;
+        }
+    }
+
     private final Path directory;
     private final FileLayer files;
     private final Clock clock;
@@ -178,7 +209,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         SessionIds.validate(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
-        return locked(sessionId, persistent, s -> {
+        SessionOp<List<Entry>> op = s -> {
             if (idempotencyKey != null) {
                 List<Entry> earlier = s.byKey.get(idempotencyKey);
                 if (earlier != null) {
@@ -205,7 +236,8 @@ public final class MemoryMdSessionStore implements SessionStore {
                 s.byKey.put(idempotencyKey, result);
             }
             return result;
-        });
+        };
+        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
     }
 
     @Override
@@ -216,7 +248,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         if (maxCount < 0) {
             throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
         }
-        return locked(sessionId, false, s -> {
+        return reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
                 if (out.size() >= maxCount) {
@@ -235,7 +267,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, was " + count);
         }
-        return locked(sessionId, false, s -> {
+        return reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
         });
@@ -243,18 +275,18 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public long nextIndex(String sessionId) {
-        return locked(sessionId, false, Session::nextIndex);
+        return reading(sessionId, Session::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
-        return locked(sessionId, false, Session::state);
+        return reading(sessionId, Session::state);
     }
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
         Objects.requireNonNull(newState, "newState");
-        return locked(sessionId, persistent, s -> {
+        SessionOp<Optional<SessionState>> op = s -> {
             if (s.state().version() != expectedVersion) {
                 return Optional.empty();
             }
@@ -265,21 +297,21 @@ public final class MemoryMdSessionStore implements SessionStore {
                 s.overlayState = stored;
             }
             return Optional.of(stored);
-        });
+        };
+        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         List<NewEntry> batch = List.copyOf(entries);
         requirePersistence("replace");
-        locked(sessionId, true, s -> {
+        writing(sessionId, true, s -> {
             Instant now = clock.instant();
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
             for (NewEntry e : batch) {
                 stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
             }
-            appendSidecar(s, stored);
             rewrite(s, stored, next);
             return null;
         });
@@ -288,7 +320,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         requirePersistence("trim");
-        locked(sessionId, false, s -> {
+        writing(sessionId, false, s -> {
             if (s.entries.isEmpty() || s.entries.get(0).index() >= beforeIndex) {
                 return null;
             }
@@ -320,7 +352,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             throw new IllegalArgumentException("summary text must not be blank");
         }
         requirePersistence("compact");
-        return locked(sessionId, true, s -> {
+        return writing(sessionId, true, s -> {
             long next = s.nextIndex();
             int tokens = tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInText(summaryText);
             SessionState state = s.state();
@@ -332,7 +364,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     /** Warnings collected while reading the session's file (skipped blocks, interrupted writes). */
     public List<String> warnings(String sessionId) {
-        return locked(sessionId, false, s -> List.copyOf(s.warnings));
+        return reading(sessionId, s -> List.copyOf(s.warnings));
     }
 
     @Override
@@ -361,7 +393,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         requirePersistence("delete");
-        locked(sessionId, false, false, s -> { // no parse first: a damaged session can still be deleted
+        locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
             Path dir = sessionDir(sessionId);
             for (String name : files.list(dir)) {
                 if (!name.equals(LOCK)) {
@@ -391,17 +423,23 @@ public final class MemoryMdSessionStore implements SessionStore {
         }
     }
 
-    /**
-     * Runs {@code op} on the session under the in-process and the file lock, after bringing the cached
-     * copy up to date with the files. When the session folder does not exist and {@code create} is
-     * false, runs on an empty session without creating anything.
-     */
-    private <T> T locked(String sessionId, boolean create, SessionOp<T> op) {
-        return locked(sessionId, create, true, op);
+    /** {@link #locked} for a call that changes no file: a shared lock, so it works on a read-only folder. */
+    private <T> T reading(String sessionId, SessionOp<T> op) {
+        return locked(sessionId, false, false, true, op);
     }
 
-    /** {@link #locked(String, boolean, SessionOp)}; {@code load} false skips reading the files (delete). */
-    private <T> T locked(String sessionId, boolean create, boolean load, SessionOp<T> op) {
+    /** {@link #locked} for a call that may write: the exclusive lock. */
+    private <T> T writing(String sessionId, boolean create, SessionOp<T> op) {
+        return locked(sessionId, create, true, true, op);
+    }
+
+    /**
+     * Runs {@code op} on the session under the in-process lock and the file lock (exclusive when
+     * {@code write}, else shared), after bringing the cached copy up to date with the files ({@code load};
+     * delete skips it). When the session folder does not exist and {@code create} is false, runs on an
+     * empty session without creating anything.
+     */
+    private <T> T locked(String sessionId, boolean create, boolean write, boolean load, SessionOp<T> op) {
         Path dir = sessionDir(sessionId);
         Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
         Path lockFile = dir.resolve(LOCK);
@@ -416,7 +454,7 @@ public final class MemoryMdSessionStore implements SessionStore {
                     }
                     files.createDirectories(dir);
                 }
-                try (AutoCloseable ignored = files.lock(lockFile)) {
+                try (AutoCloseable ignored = write ? files.lock(lockFile) : files.readLock(lockFile)) {
                     if (load) {
                         refresh(session);
                     }
@@ -459,8 +497,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     private void load(Session s, FileLayer.FileStamp stamp) throws IOException {
         if (stamp.size() > maxPreloadBytes) {
-            throw new StoreException(s.md + " is " + stamp.size() + " bytes, over the preload limit of "
-                    + maxPreloadBytes + " bytes; compact the session or raise maxPreloadBytes");
+            throw new TooLargeException(s.md, stamp.size(), maxPreloadBytes, "is");
         }
         byte[] bytes = files.read(s.md);
         if (bytes == null || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
@@ -504,6 +541,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         }
         s.byKey.replaceAll((k, v) -> Collections.unmodifiableList(v));
         s.fileNext = parsed.nextIndex();
+        s.format = parsed.format();
         s.validEnd = parsed.validEnd();
         int end = (int) parsed.validEnd();
         // keep one blank line between blocks, also after a hand-written block or a missing final newline
@@ -525,27 +563,69 @@ public final class MemoryMdSessionStore implements SessionStore {
             return map;
         }
         for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            if (line.isBlank()) {
+            String json = unsealed(line);
+            if (json == null) {
+                // a line cut by a crash before its MEMORY.md block was written (no block refers to it), or
+                // a damaged one: its block then reports the message as missing
                 continue;
             }
             try {
-                Entry e = EntryCodec.decodeEntry(line);
+                Entry e = EntryCodec.decodeEntry(json);
                 if (e.message() instanceof SystemMessage) {
                     map.put(e.id(), (SystemMessage) e.message());
                 }
             } catch (IllegalArgumentException e) {
-                // a line cut by a crash before its MEMORY.md block was written: no block refers to it
+                // not an entry: no block can refer to it
             }
         }
         return map;
     }
 
-    /** Appends the blocks of {@code stored} as one write (after the sidecar lines of its system messages). */
+    /** A sidecar line: {@code ~<length hex8> <crc32c hex8> <EntryCodec JSON>} (or bare JSON, format 1). */
+    private static String sealedLine(Entry e) {
+        String json = EntryCodec.encodeEntry(e);
+        return "~" + String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length) + " "
+                + EntryCodec.checksum(json) + " " + json + "\n";
+    }
+
+    /** The JSON of a sidecar line whose length and checksum match (or of a format 1 line), else null. */
+    private static String unsealed(String line) {
+        if (line.startsWith("{")) {
+            return line;
+        }
+        if (line.length() < 19 || line.charAt(0) != '~' || line.charAt(9) != ' ' || line.charAt(18) != ' ') {
+            return null;
+        }
+        String json = line.substring(19);
+        boolean fits = line.substring(1, 9).equals(String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length));
+        return fits && line.substring(10, 18).equals(EntryCodec.checksum(json)) ? json : null;
+    }
+
+    /**
+     * Appends the blocks of {@code stored} as one write (after the sidecar lines of its system
+     * messages). A file of an older format is first rewritten in the current one (the old file goes to
+     * the archive). An append that would take the file over {@link Builder#maxPreloadBytes} is refused
+     * before anything is written.
+     */
     private void writeEntries(Session s, List<Entry> stored) throws IOException {
         FileLayer.FileStamp stamp = files.stamp(s.md);
-        if (stamp == null || s.validEnd == 0) {
-            files.writeAtomically(s.md, MemoryMdFormat.header(clock.instant(), s.nextIndex())
-                    .getBytes(StandardCharsets.UTF_8));
+        boolean fresh = stamp == null || s.validEnd == 0;
+        if (!fresh && s.format < MemoryMdFormat.FORMAT) {
+            rewrite(s, new ArrayList<>(s.entries), s.fileNext); // migrate: checksummed blocks from now on
+        }
+        StringBuilder text = new StringBuilder();
+        text.append(fresh ? "" : s.separator);
+        for (int i = 0; i < stored.size(); i++) {
+            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
+        }
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        String header = fresh ? MemoryMdFormat.header(clock.instant(), s.nextIndex()) : "";
+        long size = (fresh ? header.getBytes(StandardCharsets.UTF_8).length : s.validEnd) + bytes.length;
+        if (size > maxPreloadBytes) {
+            throw new TooLargeException(s.md, size, maxPreloadBytes, "would be");
+        }
+        if (fresh) {
+            files.writeAtomically(s.md, header.getBytes(StandardCharsets.UTF_8));
             load(s, files.stamp(s.md));
         }
         if (s.tornAt >= 0) {
@@ -555,12 +635,6 @@ public final class MemoryMdSessionStore implements SessionStore {
             s.tornAt = -1;
         }
         appendSidecar(s, stored);
-        StringBuilder text = new StringBuilder();
-        text.append(s.separator);
-        for (int i = 0; i < stored.size(); i++) {
-            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
-        }
-        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
         try {
             files.writeAt(s.md, s.validEnd, bytes, durability == Durability.SYNC);
         } catch (IOException e) {
@@ -583,7 +657,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         StringBuilder lines = new StringBuilder();
         for (Entry e : stored) {
             if (e.message() instanceof SystemMessage) {
-                lines.append(EntryCodec.encodeEntry(e)).append('\n');
+                lines.append(sealedLine(e));
             }
         }
         if (lines.length() == 0) {
@@ -605,20 +679,40 @@ public final class MemoryMdSessionStore implements SessionStore {
      * session's summary block (if it has a summary) and {@code kept}.
      */
     private Optional<Path> rewrite(Session s, List<Entry> kept, long nextIndex) throws IOException {
-        Path archived = null;
-        byte[] current = files.read(s.md);
-        if (current != null) {
-            archived = archive(s, "history", current);
-        }
         StringBuilder text = new StringBuilder(MemoryMdFormat.header(clock.instant(), nextIndex));
         s.state().summary().ifPresent(summary -> text.append(MemoryMdFormat.summaryBlock(summary)));
         for (Entry e : kept) {
             text.append(MemoryMdFormat.block(e, 1, false));
         }
-        files.writeAtomically(s.md, text.toString().getBytes(StandardCharsets.UTF_8));
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > maxPreloadBytes) {
+            throw new TooLargeException(s.md, bytes.length, maxPreloadBytes, "would be");
+        }
+        Path archived = null;
+        byte[] current = files.read(s.md);
+        if (current != null) {
+            archived = archive(s, "history", current);
+        }
+        appendSidecar(s, notInSidecar(s, kept));
+        files.writeAtomically(s.md, bytes);
         s.mdStamp = null;
         load(s, files.stamp(s.md));
         return Optional.ofNullable(archived);
+    }
+
+    /** The system messages of {@code entries} that system.jsonl does not hold (new, or written by hand in MEMORY.md). */
+    private List<Entry> notInSidecar(Session s, List<Entry> entries) throws IOException {
+        List<Entry> missing = new ArrayList<>();
+        Map<String, SystemMessage> sidecar = null;
+        for (Entry e : entries) {
+            if (e.message() instanceof SystemMessage) {
+                sidecar = sidecar == null ? readSidecar(s) : sidecar;
+                if (!e.message().equals(sidecar.get(e.id()))) {
+                    missing.add(e);
+                }
+            }
+        }
+        return missing;
     }
 
     /** Writes {@code bytes} to a new, never-colliding {@code archive/<prefix>_<timestamp>[-n].md}. */
@@ -659,6 +753,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         FileLayer.FileStamp stateStamp;
         SessionState fileState = SessionState.EMPTY;
         long fileNext;
+        int format = MemoryMdFormat.FORMAT;
         long validEnd;
         String separator = "";
         long tornAt = -1;
@@ -701,6 +796,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             mdStamp = null;
             fileNext = 0;
+            format = MemoryMdFormat.FORMAT;
             validEnd = 0;
             separator = "";
             tornAt = -1;

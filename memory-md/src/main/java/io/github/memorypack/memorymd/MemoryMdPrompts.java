@@ -16,8 +16,9 @@ import java.util.List;
  *   <li>{@link #preamble}: the swarms-compatible preload — one <em>user</em> message (never a system
  *       message) that holds the earlier conversation as {@code [timestamp] Role: content} lines between
  *       {@value #PREAMBLE_START} and {@value #PREAMBLE_END}, labelled as a record and not as
- *       instructions. A line cannot close the delimiter early: {@code </} inside it is written as
- *       {@code <\/}.</li>
+ *       instructions. Each message is exactly one line ({@link ConversationText#line}: its line breaks
+ *       are escaped as {@code \n}), so a message cannot forge a {@code [timestamp] System:} line, and a
+ *       line cannot close the delimiter early: {@code </} inside it is written as {@code <\/}.</li>
  *   <li>{@link #withTimestamps}: plain user and assistant texts become {@code [timestamp] Role: content}
  *       in the same role; tool calls, tool results, multimodal and custom messages are left as they
  *       are, so the tool protocol stays intact.</li>
@@ -40,6 +41,7 @@ public final class MemoryMdPrompts {
     public static UserMessage preamble(List<Entry> entries) {
         StringBuilder text = new StringBuilder(PREAMBLE_LABEL).append('\n').append(PREAMBLE_START).append('\n');
         for (Entry e : entries) {
+            // one line per message (line breaks inside it escaped), and no line can close the record early
             text.append(ConversationText.line(e).replace("</", "<\\/")).append('\n');
         }
         return UserMessage.from(text.append(PREAMBLE_END).toString());
@@ -51,13 +53,22 @@ public final class MemoryMdPrompts {
         for (Entry e : entries) {
             ChatMessage m = e.message();
             if (m instanceof UserMessage && ((UserMessage) m).hasSingleText() && ((UserMessage) m).name() == null) {
-                out.add(UserMessage.from(ConversationText.line(e)));
+                out.add(UserMessage.from(stamped(e)));
             } else if (m instanceof AiMessage && !((AiMessage) m).hasToolExecutionRequests() && ((AiMessage) m).text() != null) {
-                out.add(AiMessage.from(ConversationText.line(e)));
+                out.add(AiMessage.from(stamped(e)));
             } else {
                 out.add(m);
             }
         }
         return out;
+    }
+
+    /**
+     * {@code [timestamp] Role: content} with the content as it is: the message keeps its own role, so
+     * its lines need no escaping (unlike the preamble, where every line speaks for a message).
+     */
+    private static String stamped(Entry e) {
+        return "[" + e.timestamp() + "] " + ConversationText.role(e.message().type()) + ": "
+                + ConversationText.text(e.message());
     }
 }

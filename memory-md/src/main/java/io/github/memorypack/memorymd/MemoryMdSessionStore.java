@@ -55,24 +55,34 @@ import java.util.function.Consumer;
  *
  * <h2>Rules</h2>
  * <ul>
- *   <li>Every operation on a session holds an in-process lock and an exclusive
- *       {@link java.nio.channels.FileChannel#lock() file lock}, so threads and processes sharing the
- *       folder are serialized. The file is re-read only when its size, time or identity changed.</li>
+ *   <li>Every operation on a session holds an in-process lock and a
+ *       {@link java.nio.channels.FileChannel#lock() file lock} on {@code .lock}: exclusive for calls
+ *       that write, so threads and processes sharing the folder are serialized; shared for reads
+ *       ({@link FileLayer#readLock}), which open nothing for writing and so work on a read-only folder
+ *       (writes there fail with a {@link StoreException}). The file is re-read only when its size, time
+ *       or identity changed.</li>
  *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
  *       device. {@link Durability#OS_BUFFERED}: an append returns after the write; a process crash
  *       loses nothing, a power loss or kernel crash can lose the appends of the last seconds. Archives,
  *       rewrites and state are always forced.</li>
- *   <li>A batch is written with one write; a batch cut short by a crash is recognised on the next
- *       read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the next
- *       append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
+ *   <li>A batch is written with one write; a batch cut short by a crash (at any byte) is recognised
+ *       on the next read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the
+ *       next append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
+ *   <li>Every block is sealed with its body length and a CRC32C ({@link MemoryMdFormat}); a file of an
+ *       older format (or written by hand) is read, and rewritten in the current format by the first
+ *       write (the old file is kept in the archive).</li>
  *   <li>Rewrites (compaction, trim, replace) first write the archive (temporary file, force,
  *       no-replace link, folder force), then the new MEMORY.md (temporary file, force, atomic rename,
  *       folder force). If any step fails the old MEMORY.md is intact; it is never deleted.</li>
- *   <li>A file that does not parse throws {@link MemoryMdFormatException} naming the line
- *       ({@link DamagePolicy#FAIL}, default), or with {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} the
- *       damaged blocks are skipped, each reported to the warning listener with its line, and every
- *       good block is loaded. A file over {@link Builder#maxPreloadBytes} is refused with a
- *       {@link StoreException} instead of being loaded into memory.</li>
+ *   <li>A damaged block (its checksum or structure does not check) throws
+ *       {@link MemoryMdFormatException} naming the line ({@link DamagePolicy#FAIL}, default), or with
+ *       {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} it is set aside — left in the file, not loaded, and
+ *       reported to the warning listener with its line — and every good block is loaded. A damaged block
+ *       is never read as a different message, a different role or a hand-written block.</li>
+ *   <li>MEMORY.md never grows past {@link Builder#maxPreloadBytes}: an append, replace, trim or
+ *       compaction that would take it over is refused with {@link TooLargeException} before anything is
+ *       written, so the session stays readable; a file already over the limit is refused the same way
+ *       instead of being loaded into memory.</li>
  *   <li>Indices are never reused: the header records the next index, so numbering continues after
  *       a compaction.</li>
  *   <li>{@link #persistence(boolean) Persistence can be switched off} at runtime: later appends and
@@ -103,11 +113,14 @@ public final class MemoryMdSessionStore implements SessionStore {
         OS_BUFFERED
     }
 
-    /** What to do with a MEMORY.md that does not parse. */
+    /** What to do with a MEMORY.md that holds a damaged block. */
     public enum DamagePolicy {
         /** Throw {@link MemoryMdFormatException} naming the line; touch nothing. */
         FAIL,
-        /** Load every block that parses; report each skipped block, with its line, as a warning. */
+        /**
+         * Load every block that checks; set each damaged block aside — leave it in the file, do not load
+         * it — and report it, with its line, as a warning.
+         */
         SKIP_DAMAGED_BLOCKS
     }
 
@@ -867,7 +880,10 @@ public final class MemoryMdSessionStore implements SessionStore {
             return this;
         }
 
-        /** Largest MEMORY.md loaded; larger files are refused. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default. */
+        /**
+         * Largest MEMORY.md: writes that would make it larger and files that are larger are refused with
+         * {@link TooLargeException}. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default.
+         */
         public Builder maxPreloadBytes(long maxPreloadBytes) {
             this.maxPreloadBytes = maxPreloadBytes;
             return this;

@@ -37,11 +37,14 @@ import org.slf4j.LoggerFactory;
  * <h2>Layout on disk</h2>
  * Per session id (ids are checked by {@link SessionIds} before any I/O, so they are safe file names):
  * <ul>
- *   <li>{@code <id>.jsonl} — the log, append-only, one JSON line per entry (the message in
- *       LangChain4j's own JSON; see {@code EntryCodec}). Every entry of a multi-entry append but the
- *       last carries a {@code "more":n} field that marks where the append ends.</li>
- *   <li>{@code <id>.state.json} — the state ({@link SessionState}): system message, summary,
- *       attributes, version.</li>
+ *   <li>{@code <id>.jsonl} — the log, append-only, one record line per entry:
+ *       {@code ~<length> <crc32c> <json>} (8 hex digits each: the JSON's length in UTF-8 bytes and its
+ *       CRC32C), the JSON being the entry with the message in LangChain4j's own JSON (see
+ *       {@link io.github.memorypack.core.EntryCodec EntryCodec}). Every entry of a multi-entry append but
+ *       the last carries a {@code "more":n} field that marks where the append ends. Lines written before
+ *       checksums (bare JSON) are still read; none may follow a checksummed line.</li>
+ *   <li>{@code <id>.state.json} — the state ({@link SessionState}: system message, summary,
+ *       attributes, version) as one record line.</li>
  *   <li>{@code <id>.jsonl.trimmed} — every entry {@link #trim} or {@link #replace} removed, in
  *       order, so nothing is ever lost.</li>
  *   <li>{@code <id>.lock} — the cross-process lock, also holding two change counters. It stays after
@@ -55,37 +58,47 @@ import org.slf4j.LoggerFactory;
  * <h2>Durability</h2>
  * {@link #append} encodes the whole batch into one buffer, writes it with one write at the end of the
  * log and forces it to disk ({@link FileChannel#force}) before it returns; a new log also gets its
- * folder forced. Its I/O is proportional to the new entries only. Appends that queue up on a session
- * while another one is being written go out together, with one write and one force (group commit),
- * each still a contiguous, all-or-nothing run of lines. State updates, {@link #trim} and
- * {@link #replace} write a temp file, force it, rename it atomically over the old file and force the
- * folder; trim and replace first append the removed entries to the archive and force it. A call that
- * throws {@link StoreException} changed nothing visible (an append that failed is truncated away
- * again). Idempotency keys are rebuilt from the log when a session is first read; {@code trim}
- * keeps the keys of the entries it keeps.
+ * folder forced. So an acknowledged append survives a process crash and a power loss. Its I/O is
+ * proportional to the new entries only. Appends that queue up on a session while another one is
+ * being written go out together, with one write and one force (group commit), each still a
+ * contiguous, all-or-nothing run of lines. State updates, {@link #trim} and {@link #replace} write a
+ * temp file, force it, rename it atomically over the old file and force the folder; trim and replace
+ * first append the removed entries to the archive and force it. A call that throws
+ * {@link StoreException} changed nothing visible (an append that failed is truncated away again).
  *
  * <h2>Locking</h2>
  * Every call on a session holds that session's lock: an in-process lock (shared by all stores of
  * this JVM on the same folder, since a JVM may hold only one OS lock per file) plus an OS file lock
- * ({@link FileChannel#lock()}) on {@code <id>.lock}. Index assignment, idempotency checks and state
- * compare-and-set happen under it, so concurrent appends from threads or processes never lose or
- * interleave each other's batches. Sessions never wait for each other (up to a rare shared in-process
- * lock stripe).
+ * on {@code <id>.lock} — exclusive for calls that write, shared for reads ({@code read},
+ * {@code readLast}, {@code nextIndex}, {@code state}, an append of no entries). Index assignment,
+ * idempotency checks and state compare-and-set happen under the exclusive lock, so concurrent appends
+ * from threads or processes never lose or interleave each other's batches. Reads open the lock file
+ * read-only (without one they take no OS lock) and never write, so they work on a read-only folder,
+ * where writes fail with a {@link StoreException}. Sessions never wait for each other (up to a rare
+ * shared in-process lock stripe).
  *
- * <h2>Caching and other writers</h2>
- * The store caches each session's parsed entries (for up to {@link Builder#maxCachedSessions}
- * sessions, least recently used first out). Under the lock it checks the log's identity and size
- * and the change counters: when another process appended, only the new bytes are parsed; when the
- * log was rewritten, it is read again. Reads therefore cost O(entries returned) when nothing changed.
+ * <h2>Reading from the tail, caching and other writers</h2>
+ * Opening a session reads only the end of its log, backwards from the end until it holds a complete
+ * append, so reopening a session and reading its last entries costs the same at a thousand entries
+ * and at a million. Older entries are read when a call needs them (a read from an earlier index, a
+ * larger {@code readLast}, an idempotency key lookup, trim, replace), backwards again, doubling the
+ * bytes read each time. The store caches what it read for up to {@link Builder#maxCachedSessions}
+ * sessions (least recently used first out). Under the lock it checks the log's identity and size and
+ * the change counters: when another process appended, only the new bytes are parsed; when the log was
+ * rewritten, its tail is read again. Reads therefore cost O(entries returned) when nothing changed.
  *
- * <h2>Recovery</h2>
- * A crash in the middle of an append can leave a torn tail: a last line without its newline, an
- * unparsable last line, or the first lines of a multi-entry append. The first call that touches the
- * session afterwards moves those bytes to {@code <id>.jsonl.torn-<time>}, truncates the log to its
- * last complete append, logs an SLF4J warning and tells the {@link RecoveryListener}. A torn append
- * never returned, so nothing acknowledged is lost. A bad line <em>followed by</em> complete lines is
- * not a torn write: every call on that session then fails with {@link CorruptFileException} naming
- * the file and line, and nothing is skipped.
+ * <h2>Damage and recovery</h2>
+ * Every line is checked (length, checksum, index order, append structure) when it is first read. A
+ * crash in the middle of an append can only leave a torn tail: an unterminated beginning of a record,
+ * zero bytes where a file system extended the file without its data, or the first lines of a
+ * multi-entry append. Reads ignore it; the next write moves those bytes to
+ * {@code <id>.jsonl.torn-<time>}, truncates the log to its last complete append, logs an SLF4J warning
+ * and tells the {@link RecoveryListener}. A torn append never returned, so nothing acknowledged is
+ * lost. Anything else that does not check — a bit flip or an edited letter in any line, the last one
+ * included, a damaged newline, a line without a checksum after checksummed ones — is damage: every
+ * call that reads that line fails with {@link io.github.memorypack.core.CorruptRecordException
+ * CorruptRecordException} naming the file and line, and nothing is skipped, changed or read as other
+ * content until the file is repaired by hand.
  */
 public final class FileSessionStore implements SessionStore {
 

@@ -740,11 +740,37 @@ public final class MemoryMdFormat {
             throw new Damage(marker.number(), "the block is longer than the length its marker gives");
         }
         checkSeal(lines, marker, headingLine, body);
+        return block(meta, headingLine, heading, marker, summary, lastIndex, new Body() {
+            @Override
+            public Fenced fenced() throws Damage {
+                return MemoryMdFormat.fenced(body, marker);
+            }
+
+            @Override
+            public void note() throws Damage {
+                if (body.size() != 1 || !body.get(0).text().equals(SIDECAR_NOTE)) {
+                    throw new Damage(marker.number() + 1, "expected '" + SIDECAR_NOTE + "'");
+                }
+            }
+        });
+    }
+
+    /** How a block's body is read: sealed (already read by length) or format 1 (up to its closing fence). */
+    private interface Body {
+        Fenced fenced() throws Damage, Torn;
+
+        /** Checks the note of a system block whose message is kept in {@value #SIDECAR}. */
+        void note() throws Damage, Torn;
+    }
+
+    /** A summary or entry block from its marker's facts and its body. */
+    private static Object block(JsonNode meta, Line headingLine, Heading heading, Line marker, boolean summary,
+                                long lastIndex, Body body) throws Damage, Torn {
         if (summary) {
             if (!heading.role().equals("summary")) {
                 throw new Damage(headingLine.number(), "summary marker under a '" + heading.role() + "' heading");
             }
-            Fenced fenced = fenced(body, marker);
+            Fenced fenced = body.fenced();
             String text = "json".equals(fenced.info) ? jsonString(fenced.text, marker) : fenced.text;
             return new SummaryBlock(text, meta.path("covers").asLong(0), heading.timestamp(), headingLine.number());
         }
@@ -753,11 +779,9 @@ public final class MemoryMdFormat {
             if (!heading.role().equals("system")) {
                 throw new Damage(headingLine.number(), "only system messages are kept in " + SIDECAR);
             }
-            if (body.size() != 1 || !body.get(0).text().equals(SIDECAR_NOTE)) {
-                throw new Damage(marker.number() + 1, "expected '" + SIDECAR_NOTE + "'");
-            }
+            body.note();
         } else {
-            Fenced fenced = fenced(body, marker);
+            Fenced fenced = body.fenced();
             message = message(heading.role(), fenced.info, fenced.text, marker.number() + 1);
         }
         return entryBlock(meta, headingLine, marker, message, lastIndex, heading);
@@ -922,31 +946,23 @@ public final class MemoryMdFormat {
             } catch (IOException e) {
                 throw new Damage(commentLine.number(), "comment is not valid JSON");
             }
-            if (summary) {
-                if (!heading.role().equals("summary")) {
-                    throw new Damage(headingLine.number(), "summary comment under a '" + heading.role() + "' heading");
+            return block(meta, headingLine, heading, commentLine, summary, lastIndex, new Body() {
+                @Override
+                public Fenced fenced() throws Damage, Torn {
+                    return legacyFencedBody(lines, commentLine);
                 }
-                Fenced body = legacyFencedBody(lines, commentLine);
-                String text = "json".equals(body.info) ? jsonString(body.text, commentLine) : body.text;
-                return new SummaryBlock(text, meta.path("covers").asLong(0), heading.timestamp(), headingLine.number());
-            }
-            ChatMessage message = null;
-            if (SIDECAR.equals(meta.path("body").asText(null))) {
-                if (!heading.role().equals("system")) {
-                    throw new Damage(headingLine.number(), "only system messages are kept in " + SIDECAR);
+
+                @Override
+                public void note() throws Damage, Torn {
+                    Line note = lines.next();
+                    if (note == null || !note.terminated()) {
+                        throw new Torn();
+                    }
+                    if (!note.text().equals(SIDECAR_NOTE)) {
+                        throw new Damage(note.number(), "expected '" + SIDECAR_NOTE + "'");
+                    }
                 }
-                Line note = lines.next();
-                if (note == null || !note.terminated()) {
-                    throw new Torn();
-                }
-                if (!note.text().equals(SIDECAR_NOTE)) {
-                    throw new Damage(note.number(), "expected '" + SIDECAR_NOTE + "'");
-                }
-            } else {
-                Fenced body = legacyFencedBody(lines, commentLine);
-                message = message(heading.role(), body.info, body.text, commentLine.number() + 1);
-            }
-            return entryBlock(meta, headingLine, commentLine, message, lastIndex, heading);
+            });
         }
         return handWrittenBlock(lines, headingLine, heading, lastIndex);
     }

@@ -17,7 +17,6 @@ import io.github.memorypack.core.StoreException;
 import io.github.memorypack.testkit.MutableClock;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -312,7 +311,7 @@ class MemoryMdIntegrityTest {
                 NewEntry.of(SystemMessage.from("sys"))));
         SessionState state = writer.compareAndSetState("s", 0, SessionState.EMPTY.withAttributes(Map.of("a", "b")))
                 .orElseThrow();
-        MemoryMdSessionStore reader = MemoryMdSessionStore.builder().directory(dir).fileLayer(new ReadOnlyFileLayer())
+        MemoryMdSessionStore reader = MemoryMdSessionStore.builder().directory(dir).fileLayer(new FailingFileLayer().readOnly())
                 .build();
 
         assertReadsWorkAndWritesFail(reader, stored, state);
@@ -354,77 +353,6 @@ class MemoryMdIntegrityTest {
                     .hasMessageContaining("Read-only file system");
         }
         assertThat(reader.read("s", 0, 10)).isEqualTo(stored);
-    }
-
-    /** The real file layer on a file system that refuses every write, as a read-only mount does. */
-    private static final class ReadOnlyFileLayer implements FileLayer {
-        private final FileLayer real = FileLayer.system();
-
-        private static IOException readOnly(Path path) {
-            return new FileSystemException(path.toString(), null, "Read-only file system");
-        }
-
-        @Override
-        public void createDirectories(Path dir) throws IOException {
-            if (!Files.isDirectory(dir)) {
-                throw readOnly(dir);
-            }
-        }
-
-        @Override
-        public boolean exists(Path path) {
-            return real.exists(path);
-        }
-
-        @Override
-        public FileStamp stamp(Path file) throws IOException {
-            return real.stamp(file);
-        }
-
-        @Override
-        public byte[] read(Path file) throws IOException {
-            return real.read(file);
-        }
-
-        @Override
-        public void writeAt(Path file, long position, byte[] data, boolean force) throws IOException {
-            throw readOnly(file);
-        }
-
-        @Override
-        public void truncate(Path file, long size) throws IOException {
-            throw readOnly(file);
-        }
-
-        @Override
-        public void writeAtomically(Path target, byte[] data) throws IOException {
-            throw readOnly(target);
-        }
-
-        @Override
-        public void createNew(Path target, byte[] data) throws IOException {
-            throw readOnly(target);
-        }
-
-        @Override
-        public AutoCloseable lock(Path lockFile) throws IOException {
-            throw readOnly(lockFile); // opening the lock file for writing
-        }
-
-        @Override
-        public AutoCloseable readLock(Path lockFile) throws IOException {
-            return real.readLock(lockFile);
-        }
-
-        @Override
-        public List<String> list(Path dir) throws IOException {
-            return real.list(dir);
-        }
-
-        @Override
-        public void deleteTree(Path dir) throws IOException {
-            throw readOnly(dir);
-        }
     }
 
     private static void deleteTree(Path folder) throws IOException {

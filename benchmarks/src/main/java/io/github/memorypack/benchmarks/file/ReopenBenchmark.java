@@ -46,7 +46,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * appends; the set-up then checks through the store that the last entries read back. User and
  * assistant messages alternate, 60 to 240 characters of prose each (about 190 bytes a line, like the
  * 186 MB million-message log of issue 11). The file is in the OS page cache, so this measures the
- * store's own work, not the disk.
+ * store's own work, not the disk. {@link #reopenAndReadAll} is the baseline of the same run: reading
+ * the whole log, as every reopen did before.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -89,6 +90,19 @@ public class ReopenBenchmark {
     @Benchmark
     public List<Entry> reopenAndReadLast20(Session session) {
         return FileSessionStore.open(session.folder).readLast(SESSION, LAST);
+    }
+
+    /**
+     * The baseline: a new store reading the whole log, which is what every reopen cost before the store
+     * read from the tail (it parsed the whole log to serve {@code readLast(20)}). Few single shots: one
+     * call takes seconds at a million messages.
+     */
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 2)
+    @Measurement(iterations = 5)
+    public List<Entry> reopenAndReadAll(Session session) {
+        return FileSessionStore.open(session.folder).read(SESSION, 0, Integer.MAX_VALUE);
     }
 
     /** Writes {@code count} one-entry records: {@code ~<length hex8> <crc32c hex8> <EntryCodec JSON>\n}. */

@@ -3,7 +3,6 @@ package io.github.memorypack.core;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.CustomMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
-import io.github.memorypack.core.EntryCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;

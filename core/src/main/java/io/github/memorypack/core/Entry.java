@@ -1,7 +1,6 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
-import io.github.memorypack.core.internal.Ids;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;

@@ -1,6 +1,5 @@
 package io.github.memorypack.core;
 
-import io.github.memorypack.core.internal.Ids;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

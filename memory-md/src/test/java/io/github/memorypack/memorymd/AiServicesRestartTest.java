@@ -7,7 +7,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.SystemMessage;
 import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.testkit.OpenAiTestServer;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +42,7 @@ class AiServicesRestartTest {
         // new objects every time, as after a process restart: only the folder is shared
         MemoryMdSessionStore store = MemoryMdSessionStore.of(dir);
         return AiServices.builder(Assistant.class).chatModel(server.model())
-                .chatMemoryProvider(id -> WindowChatMemory.builder().id(id).store(store).maxMessages(20).build())
+                .chatMemoryProvider(id -> WindowChatMemory.builder().id(id).chatMemoryStore(store).maxMessages(20).build())
                 .build();
     }
 

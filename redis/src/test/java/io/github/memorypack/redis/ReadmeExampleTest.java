@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,7 @@ class ReadmeExampleTest {
                 .build()) {
 
             // every Memory Pack memory takes the store (LangChain4j's own memories too, as a ChatMemoryStore)
-            ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
+            ChatMemory memory = WindowChatMemory.builder().id("user-42").chatMemoryStore(store).maxMessages(20).build();
             memory.add(UserMessage.from("Hi, I'm Ada."));
             // --- README example ends
 

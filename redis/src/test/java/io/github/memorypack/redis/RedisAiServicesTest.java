@@ -14,14 +14,14 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
-import io.github.memorypack.buffer.BufferChatMemory;
+import io.github.memorypack.core.BufferChatMemory;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.summary.LlmSummarizer;
-import io.github.memorypack.summary.Summarizer;
-import io.github.memorypack.summary.SummaryChatMemory;
-import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.LlmSummarizer;
+import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.core.SummaryChatMemory;
+import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -95,13 +95,13 @@ class RedisAiServicesTest {
     }
 
     static Stream<Arguments> strategies() {
-        Strategy buffer = (store, summarizer) -> id -> BufferChatMemory.builder().id(id).store(store).build();
-        Strategy window = (store, summarizer) -> id -> WindowChatMemory.builder().id(id).store(store).maxTurns(1)
+        Strategy buffer = (store, summarizer) -> id -> BufferChatMemory.builder().id(id).chatMemoryStore(store).build();
+        Strategy window = (store, summarizer) -> id -> WindowChatMemory.builder().id(id).chatMemoryStore(store).maxTurns(1)
                 .build();
-        Strategy summary = (store, summarizer) -> id -> SummaryChatMemory.builder().id(id).store(store)
+        Strategy summary = (store, summarizer) -> id -> SummaryChatMemory.builder().id(id).chatMemoryStore(store)
                 .summarizer(summarizer).build();
-        Strategy summaryBuffer = (store, summarizer) -> SummaryBufferChatMemory.builder().store(store)
-                .summarizer(summarizer).maxTokens(50).provider();
+        Strategy summaryBuffer = (store, summarizer) -> SummaryBufferChatMemory.builder().chatMemoryStore(store)
+                .summarizer(summarizer).maxBufferTokens(50).provider();
         Strategy langchain4jWindow = (store, summarizer) -> id -> MessageWindowChatMemory.builder().id(id)
                 .maxMessages(100).chatMemoryStore(store).build();
         // name, strategy; does the third request show turn 1 verbatim, turn 2 verbatim, the summary

@@ -5,8 +5,8 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
-import io.github.memorypack.summary.Summarizer;
-import io.github.memorypack.summary.TokenAccounting;
+import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.core.TokenAccounting;
 import java.nio.file.Path;
 import java.util.Optional;
 

@@ -15,7 +15,7 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.conversation.Conversations;
 import io.github.memorypack.core.conversation.TranscriptFormat;
-import io.github.memorypack.summary.TokenAccounting;
+import io.github.memorypack.core.TokenAccounting;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,7 +4,7 @@ import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.chat.ChatModel;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.summary.Summarizer;
+import io.github.memorypack.core.Summarizer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -3,13 +3,13 @@ package io.github.memorypack.samples;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.TokenCountEstimator;
-import io.github.memorypack.buffer.BufferChatMemory;
+import io.github.memorypack.core.BufferChatMemory;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.summary.Summarizer;
-import io.github.memorypack.summary.SummaryChatMemory;
-import io.github.memorypack.summary.TokenAccounting;
-import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.core.SummaryChatMemory;
+import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -73,14 +73,14 @@ public enum Strategy {
     public ChatMemoryProvider provider(SessionStore store, Limits limits, TokenCountEstimator tokenizer,
                                        Summarizer summarizer, TokenAccounting accounting) {
         return switch (this) {
-            case BUFFER -> BufferChatMemory.builder().store(store).tokenizer(tokenizer).provider();
-            case WINDOW -> WindowChatMemory.builder().store(store).tokenizer(tokenizer)
+            case BUFFER -> BufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer).provider();
+            case WINDOW -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .maxMessages(limits.windowMessages()).provider();
-            case SUMMARY -> SummaryChatMemory.builder().store(store).tokenizer(tokenizer)
+            case SUMMARY -> SummaryChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting)
                     .provider();
-            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().store(store).tokenizer(tokenizer)
-                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxTokens(limits.maxTokens())
+            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
+                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxBufferTokens(limits.maxTokens())
                     .tokenAccounting(accounting).provider();
         };
     }

@@ -6,10 +6,10 @@ import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.file.FileSessionStore;
-import io.github.memorypack.summary.ExtractiveSummarizer;
-import io.github.memorypack.summary.LlmSummarizer;
-import io.github.memorypack.summary.TokenAccounting;
-import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.core.ExtractiveSummarizer;
+import io.github.memorypack.core.LlmSummarizer;
+import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.nio.file.Path;
 import java.util.List;
@@ -95,8 +95,8 @@ class AiServicesExampleTest {
         TravelAssistant assistant = AiServices.builder(TravelAssistant.class)
                 .chatModel(chatModel)
                 .chatMemoryProvider(SummaryBufferChatMemory.builder()
-                        .store(FileSessionStore.open(folder)).summarizer(LlmSummarizer.of(cheapModel))
-                        .maxTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
+                        .chatMemoryStore(FileSessionStore.open(folder)).summarizer(LlmSummarizer.of(cheapModel))
+                        .maxBufferTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
                 .tools(new TravelTools())
                 .build();
         String answer = assistant.chat("ana", "I have 1200 euros for 3 days. Daily budget?");

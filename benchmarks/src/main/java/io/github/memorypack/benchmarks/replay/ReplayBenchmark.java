@@ -8,9 +8,9 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.samples.Conversation;
 import io.github.memorypack.samples.Replay;
 import io.github.memorypack.samples.Strategy;
-import io.github.memorypack.summary.ExtractiveSummarizer;
-import io.github.memorypack.summary.TokenAccounting;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.ExtractiveSummarizer;
+import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.core.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +60,7 @@ public final class ReplayBenchmark {
                     ExtractiveSummarizer.builder().maxSummaryTokens(SUMMARY_CAP).build(), accounting)));
             if (strategy == Strategy.WINDOW) {
                 results.add(replay("window (" + maxTokens + " tokens)", conversation, (store, accounting) ->
-                        WindowChatMemory.builder().id(Replay.SESSION).store(store).maxTokens(maxTokens).build()));
+                        WindowChatMemory.builder().id(Replay.SESSION).chatMemoryStore(store).maxTokens(maxTokens).build()));
             }
         }
         return results;

@@ -8,7 +8,7 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.window.WindowChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -52,7 +52,7 @@ class HarnessTest {
     void should_show_what_added_messages_show_when_the_log_is_prefilled() {
         // given
         int history = 300;
-        ChatMemory added = WindowChatMemory.builder().id(Memories.SESSION).store(InMemorySessionStore.create())
+        ChatMemory added = WindowChatMemory.builder().id(Memories.SESSION).chatMemoryStore(InMemorySessionStore.create())
                 .maxTokens(2_000).tokenizer(O200K).build();
         for (ChatMessage message : CONVERSATION.messages(0, history)) {
             added.add(message);

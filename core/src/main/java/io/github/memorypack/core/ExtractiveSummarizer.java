@@ -1,0 +1,212 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.model.TokenCountEstimator;
+import io.github.memorypack.core.SummarizationException.Reason;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An offline, deterministic {@link Summarizer} that needs no model: it <em>copies</em> the most
+ * informative sentences of the previous summary and the new messages, up to a token cap.
+ *
+ * <p><b>What it is:</b> sentence extraction by surface features. Each sentence (tagged with who
+ * said it) scores points for numbers, capitalised names, first-person facts and preference or
+ * decision words ("my name", "I live", "prefer", "allergic", "decided"…) and questions; greetings
+ * and very short sentences score low. The best-scoring sentences that fit in the cap are kept and
+ * written in conversation order, one {@code "- Speaker: sentence"} line each; lines of the previous
+ * summary compete with the new sentences on the same terms, with a small bonus for having been kept
+ * before. Sentences with no informative feature are dropped unless nothing else fits. Same input,
+ * same output.
+ *
+ * <p><b>What it is not:</b> it does not understand the text. It never paraphrases, merges or
+ * shortens facts, resolves "it" or "that", or notices that a later message changed an earlier fact
+ * (both may be kept, or the wrong one). Use it for offline samples, tests, benchmarks and users
+ * without an API key; use {@link LlmSummarizer} when summary quality matters.
+ *
+ * <p>Throws {@link SummarizationException} ({@link Reason#EMPTY}) only when no sentence fits in the
+ * cap. Thread-safe.
+ */
+public final class ExtractiveSummarizer implements Summarizer {
+
+    /** Default cap on the summary length, in tokens. */
+    public static final int DEFAULT_MAX_SUMMARY_TOKENS = 500;
+    /** Sentences longer than this many words are cut, so one long sentence cannot fill the cap. */
+    public static final int MAX_SENTENCE_WORDS = 60;
+
+    private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?])\\s+");
+    private static final Pattern NUMBER = Pattern.compile("\\d+(?:[.,:]\\d+)*");
+    private static final Pattern NAME = Pattern.compile("(?<=\\s)\\p{Lu}[\\p{L}'-]+");
+    private static final Pattern CUE = Pattern.compile(
+            "\\b(my name|call me|i am|i'm|i live|i work|i was born|my (?:wife|husband|partner|son|daughter|"
+                    + "dog|cat|budget|favou?rite|birthday|address|email|phone|team|boss|company)|"
+                    + "prefer|favou?rite|allergic|vegetarian|vegan|hate|love|decided|decision|agreed|"
+                    + "deadline|budget|remember|always|never|must|need to|plan to|booked|ordered|chose)\\b");
+    private static final Set<String> FILLER = Set.of("ok", "okay", "thanks", "thank you", "great", "sure", "cool",
+            "nice", "hi", "hello", "yes", "no", "got it", "sounds good", "perfect");
+
+    private final int maxSummaryTokens;
+    private final TokenCountEstimator tokenizer;
+
+    private ExtractiveSummarizer(Builder builder) {
+        this.maxSummaryTokens = builder.maxSummaryTokens;
+        this.tokenizer = builder.tokenizer;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The cap on summary tokens this summarizer keeps to. */
+    public int maxSummaryTokens() {
+        return maxSummaryTokens;
+    }
+
+    @Override
+    public String summarize(String previousSummary, List<ChatMessage> messages) {
+        Objects.requireNonNull(messages, "messages");
+        List<Candidate> candidates = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        if (previousSummary != null) {
+            for (String line : previousSummary.split("\n")) {
+                String text = line.strip();
+                if (!text.isEmpty()) {
+                    String rendered = text.startsWith("- ") ? text : "- " + text;
+                    add(candidates, seen, rendered, rendered.substring(2), 1.0);
+                }
+            }
+        }
+        for (Transcript.Line line : Transcript.lines(messages)) {
+            for (String sentence : SENTENCE_END.split(line.text())) {
+                String text = cut(sentence.strip());
+                if (!text.isEmpty()) {
+                    double speakerBonus = line.speaker().startsWith("User") ? 1.0 : 0.0;
+                    add(candidates, seen, "- " + line.speaker() + ": " + text, text, speakerBonus);
+                }
+            }
+        }
+        List<Candidate> byScore = new ArrayList<>(candidates);
+        byScore.sort(Comparator.comparingDouble((Candidate c) -> -c.score).thenComparingInt(c -> c.position));
+        int budget = maxSummaryTokens;
+        List<Candidate> kept = new ArrayList<>();
+        for (Candidate candidate : byScore) {
+            int cost = tokenizer.estimateTokenCountInText(candidate.rendered + "\n");
+            // sentences with no informative feature are kept only when nothing better fits
+            boolean informative = candidate.score > 0 || kept.isEmpty();
+            if (informative && cost <= budget) {
+                kept.add(candidate);
+                budget -= cost;
+            }
+        }
+        if (kept.isEmpty()) {
+            throw new SummarizationException(Reason.EMPTY, 1, "no sentence fits in " + maxSummaryTokens + " tokens");
+        }
+        // lines were counted one by one; the joined text can differ by a token, so check the whole
+        String summary = join(kept);
+        while (tokenizer.estimateTokenCountInText(summary) > maxSummaryTokens && kept.size() > 1) {
+            kept.remove(kept.size() - 1);
+            summary = join(kept);
+        }
+        return summary;
+    }
+
+    private static String join(List<Candidate> kept) {
+        List<Candidate> inOrder = new ArrayList<>(kept);
+        inOrder.sort(Comparator.comparingInt(Candidate::position));
+        StringBuilder summary = new StringBuilder();
+        for (Candidate candidate : inOrder) {
+            summary.append(candidate.rendered).append('\n');
+        }
+        return summary.toString().stripTrailing();
+    }
+
+    private static void add(List<Candidate> candidates, Set<String> seen, String rendered, String text, double bonus) {
+        if (seen.add(rendered.toLowerCase(Locale.ROOT))) {
+            candidates.add(new Candidate(rendered, score(text) + bonus, candidates.size()));
+        }
+    }
+
+    static double score(String sentence) {
+        String lower = sentence.toLowerCase(Locale.ROOT);
+        String bare = lower.replaceAll("[^\\p{L}\\p{N} ]", "").strip();
+        if (FILLER.contains(bare)) {
+            return -3;
+        }
+        double score = 0;
+        score += 2.0 * Math.min(3, count(NUMBER.matcher(sentence)));
+        score += 1.5 * Math.min(3, count(NAME.matcher(" " + sentence.substring(Math.min(1, sentence.length())))));
+        score += 3.0 * Math.min(2, count(CUE.matcher(lower)));
+        if (sentence.endsWith("?")) {
+            score += 1.0;
+        }
+        int words = bare.isEmpty() ? 0 : bare.split("\\s+").length;
+        if (words < 4) {
+            score -= 2.0;
+        }
+        return score;
+    }
+
+    private static int count(Matcher matcher) {
+        int count = 0;
+        while (matcher.find()) {
+            count++;
+        }
+        return count;
+    }
+
+    private static String cut(String sentence) {
+        String[] words = sentence.split("\\s+");
+        if (words.length <= MAX_SENTENCE_WORDS) {
+            return sentence;
+        }
+        return String.join(" ", java.util.Arrays.copyOf(words, MAX_SENTENCE_WORDS)) + " …";
+    }
+
+    @Override
+    public String toString() {
+        return "ExtractiveSummarizer{maxSummaryTokens=" + maxSummaryTokens + '}';
+    }
+
+    private record Candidate(String rendered, double score, int position) {
+    }
+
+    /** Builds an {@link ExtractiveSummarizer}; every setting has a default. */
+    public static final class Builder {
+
+        private int maxSummaryTokens = DEFAULT_MAX_SUMMARY_TOKENS;
+        private TokenCountEstimator tokenizer = Tokenizers.o200k();
+
+        private Builder() {
+        }
+
+        /** Cap on the summary, in tokens (default {@value #DEFAULT_MAX_SUMMARY_TOKENS}). */
+        public Builder maxSummaryTokens(int maxSummaryTokens) {
+            this.maxSummaryTokens = maxSummaryTokens;
+            return this;
+        }
+
+        /** Counts tokens against the cap (default {@link Tokenizers#o200k()}). */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            this.tokenizer = tokenizer;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException if the cap is below 1 or the tokenizer is missing */
+        public ExtractiveSummarizer build() {
+            if (maxSummaryTokens < 1) {
+                throw new IllegalArgumentException("maxSummaryTokens must be >= 1, was " + maxSummaryTokens);
+            }
+            if (tokenizer == null) {
+                throw new IllegalArgumentException("tokenizer is required");
+            }
+            return new ExtractiveSummarizer(this);
+        }
+    }
+}

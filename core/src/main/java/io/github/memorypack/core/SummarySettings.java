@@ -1,0 +1,121 @@
+package io.github.memorypack.core;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * The options both summarizing memories share (summarizer, summary cap, inline or background
+ * folding, summarizer timeout, failure listener, token accounting), checked when they are set.
+ * Mutable, like the builders that hold it.
+ */
+final class SummarySettings {
+
+    /** Summary cap of a memory whose summarizer does not declare one. */
+    static final int DEFAULT_MAX_SUMMARY_TOKENS = 1_000;
+    /** How long one summarizer call may take unless set otherwise. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+    private Summarizer summarizer;
+    private Integer maxSummaryTokens;
+    private Executor executor;
+    private SummaryFailureListener failureListener = SummaryFailureListener.logging();
+    private TokenAccounting accounting;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private Clock clock = Clock.systemUTC();
+
+    void summarizer(Summarizer summarizer) {
+        this.summarizer = Objects.requireNonNull(summarizer, "summarizer");
+    }
+
+    Summarizer summarizer() {
+        return summarizer;
+    }
+
+    void maxSummaryTokens(int maxSummaryTokens) {
+        this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
+    }
+
+    /**
+     * The cap set, else the summarizer's own ({@link LlmSummarizer}, the extractive one), else
+     * {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
+     */
+    int maxSummaryTokens() {
+        if (maxSummaryTokens != null) {
+            return maxSummaryTokens;
+        }
+        if (summarizer instanceof LlmSummarizer llm) {
+            return llm.maxSummaryTokens();
+        }
+        if (summarizer instanceof ExtractiveSummarizer extractive) {
+            return extractive.maxSummaryTokens();
+        }
+        return DEFAULT_MAX_SUMMARY_TOKENS;
+    }
+
+    void executor(Executor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    /** The background executor, or {@code null} for inline folding. */
+    Executor executor() {
+        return executor;
+    }
+
+    void failureListener(SummaryFailureListener listener) {
+        this.failureListener = Objects.requireNonNull(listener, "failureListener");
+    }
+
+    SummaryFailureListener failureListener() {
+        return failureListener;
+    }
+
+    void accounting(TokenAccounting accounting) {
+        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
+    }
+
+    /** The token ledger, or {@code null}. */
+    TokenAccounting accounting() {
+        return accounting;
+    }
+
+    void timeout(Duration timeout) {
+        this.timeout = MemorySettings.positive(timeout, "summarizerTimeout");
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    void clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /**
+     * Checks what only {@code build()} can check.
+     *
+     * @throws IllegalStateException if no summarizer is set
+     */
+    void validate() {
+        if (summarizer == null) {
+            throw new IllegalStateException("summarizer is required");
+        }
+    }
+
+    SummarySettings copy() {
+        SummarySettings copy = new SummarySettings();
+        copy.summarizer = summarizer;
+        copy.maxSummaryTokens = maxSummaryTokens;
+        copy.executor = executor;
+        copy.failureListener = failureListener;
+        copy.accounting = accounting;
+        copy.timeout = timeout;
+        copy.clock = clock;
+        return copy;
+    }
+}

@@ -1,0 +1,522 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.CustomMessage;
+import dev.langchain4j.data.message.ImageContent;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.TokenCountEstimator;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The view rules every Memory Pack memory shares, written once. Given the {@link Dialogue} a run of
+ * the log holds, {@link #select} computes what to send:
+ *
+ * <ol>
+ *   <li><b>Pinned first:</b> the application's system message, then the summary (as its
+ *       {@link SummaryMessage.Placement} says).</li>
+ *   <li><b>Whole turns only:</b> cuts fall between turns, so after the pinned messages a view starts
+ *       with a user message — or with the prelude (a greeting) when the view reaches back to the
+ *       start of the conversation.</li>
+ *   <li><b>Tool calls stay whole:</b> an AI message with tool requests is shown with exactly its
+ *       results; an interrupted call is repaired with {@value Dialogue#INTERRUPTED_TOOL_RESULT}; a
+ *       call still in flight is not shown yet.</li>
+ *   <li><b>The newest turn and every open turn are always kept</b>, even over the limit; the view
+ *       then reports its overflow.</li>
+ *   <li><b>Cost rules</b>, off unless set, on closed turns only (a turn the model has answered):
+ *       tool results over a token size become a preview; images outside the newest messages become
+ *       a note. The log keeps everything.</li>
+ * </ol>
+ *
+ * <p>Token sizes use the counts stored with each entry (counted once, at append); only messages the
+ * rules rewrite or create, and entries stored without a count, are counted here. Thread-safe.
+ */
+final class ViewRules {
+
+    /** Suggested size above which a tool result is previewed, when previews are enabled. */
+    static final int DEFAULT_TOOL_RESULT_PREVIEW_TOKENS = 2_000;
+    /** How many characters of a large tool result a preview shows. */
+    static final int TOOL_RESULT_PREVIEW_CHARS = 400;
+    /** What replaces an image outside the newest messages. */
+    static final String IMAGE_NOTE = "[image omitted: it was shown earlier in the conversation]";
+
+    private volatile TokenCountEstimator tokenizer;
+    private volatile int replyTokens = -1;
+    private final int toolResultPreviewTokens;
+    private final int keepImagesInNewest;
+    private final SummaryMessage.Placement placement;
+    private final AtomicReference<Counted> systemCount = new AtomicReference<>();
+    private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
+
+    ViewRules(TokenCountEstimator tokenizer, int toolResultPreviewTokens, int keepImagesInNewest,
+              SummaryMessage.Placement placement) {
+        this.tokenizer = tokenizer;
+        this.toolResultPreviewTokens = toolResultPreviewTokens;
+        this.keepImagesInNewest = keepImagesInNewest;
+        this.placement = Objects.requireNonNull(placement, "placement");
+    }
+
+    /** No cost rule, the default tokenizer, the summary as its own system message. */
+    static ViewRules defaults() {
+        return new ViewRules(null, 0, -1, SummaryMessage.Placement.SYSTEM_MESSAGE);
+    }
+
+    /** The estimator used for token limits and for messages the rules rewrite. */
+    TokenCountEstimator tokenizer() {
+        TokenCountEstimator estimator = tokenizer;
+        if (estimator == null) {
+            estimator = Tokenizers.o200k();
+            tokenizer = estimator;
+        }
+        return estimator;
+    }
+
+    /** True if views read entry token counts, so a memory should store a count with every entry. */
+    boolean needsTokenCounts(ViewLimit limit) {
+        return limit.countsTokens() || toolResultPreviewTokens > 0;
+    }
+
+    boolean previews() {
+        return toolResultPreviewTokens > 0;
+    }
+
+    /** Tokens a request costs besides its messages: what the estimator charges for no message at all. */
+    int replyTokens() {
+        int tokens = replyTokens;
+        if (tokens < 0) {
+            tokens = tokenizer().estimateTokenCountInMessages(List.of());
+            replyTokens = tokens;
+        }
+        return tokens;
+    }
+
+    /** The stored count of an entry, or the tokenizer's when it has none. */
+    int storedTokens(Entry entry) {
+        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
+    }
+
+    /** The pinned messages for a system message and a summary (either may be null). */
+    List<ChatMessage> pinned(SystemMessage system, Summary summary) {
+        List<ChatMessage> pinned = new ArrayList<>(2);
+        if (summary == null) {
+            if (system != null) {
+                pinned.add(system);
+            }
+            return pinned;
+        }
+        switch (placement) {
+            case IN_SYSTEM_MESSAGE:
+                pinned.add(SummaryMessage.merged(system, summary.text()));
+                break;
+            case BEFORE_TURNS:
+                if (system != null) {
+                    pinned.add(system);
+                }
+                pinned.add(new SummaryBlock(summary.text()));
+                break;
+            default:
+                if (system != null) {
+                    pinned.add(system);
+                }
+                pinned.add(SummaryMessage.of(summary.text()));
+        }
+        return pinned;
+    }
+
+    /** Tokens of the pinned messages and the reply priming. */
+    long pinnedTokens(List<ChatMessage> pinned) {
+        long size = replyTokens();
+        for (ChatMessage message : pinned) {
+            size += countCached(message instanceof SystemMessage && !(message instanceof SummaryMessage)
+                    ? systemCount : summaryCount, message);
+        }
+        return size;
+    }
+
+    /** Computes a view of a run of the log (see {@link Dialogue#of}). */
+    View render(SessionState state, List<Entry> entries, boolean fromStart, ViewLimit limit, Dialogue.Context context) {
+        return select(Dialogue.of(state, entries, fromStart, context), state.version(), limit);
+    }
+
+    /**
+     * {@link #render} outside any request, at the time of the newest entry (so no turn is taken as
+     * abandoned), counting the run as the start of the log when its first index is 0.
+     */
+    View render(SessionState state, List<Entry> entries, ViewLimit limit) {
+        boolean fromStart = entries.isEmpty() || entries.get(0).index() == 0;
+        java.time.Instant now = entries.isEmpty() ? java.time.Instant.EPOCH : entries.get(entries.size() - 1).timestamp();
+        return render(state, entries, fromStart, limit,
+                new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
+    }
+
+    /** Chooses the newest turns within the limit, every open turn, and the prelude when everything fits. */
+    View select(Dialogue dialogue, long stateVersion, ViewLimit limit) {
+        Objects.requireNonNull(limit, "limit");
+        List<ChatMessage> pinned = pinned(dialogue.system, dialogue.summary);
+        ChatMessage summaryMessage = dialogue.summary == null ? null : pinned.get(pinned.size() - 1);
+        boolean tokens = limit.countsTokens();
+        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
+        long pinnedSize = tokens ? pinnedTokens(pinned) : countTurns ? 0 : pinned.size();
+        long size = pinnedSize;
+
+        List<Dialogue.Turn> turns = dialogue.turns;
+        int n = turns.size();
+        Shown[] shown = new Shown[n];
+        boolean[] selected = new boolean[n];
+        boolean stopped = false;
+        int selectedCount = 0;
+        boolean olderOpen = false;
+        // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
+        for (int t = n - 1; t >= 0; t--) {
+            Dialogue.Turn turn = turns.get(t);
+            shown[t] = shown(turn, limit);
+            if (t == n - 1 || !turn.done()) {
+                selected[t] = true;
+                selectedCount++;
+                size += shown[t].size;
+                if (t != n - 1) {
+                    olderOpen = true;
+                }
+            }
+        }
+        for (int t = n - 2; t >= 0 && !stopped; t--) {
+            if (selected[t]) {
+                continue;
+            }
+            if (!limit.cuts() || size + shown[t].size <= limit.value()) {
+                selected[t] = true;
+                selectedCount++;
+                size += shown[t].size;
+            } else {
+                stopped = true;
+            }
+        }
+        Shown prelude = null;
+        if (dialogue.prelude != null && dialogue.reachesStart && !stopped) {
+            Shown p = shown(dialogue.prelude, limit);
+            if (!limit.cuts() || size + p.size <= limit.value()) {
+                prelude = p;
+                size += countTurns ? 0 : p.size;
+            }
+        }
+
+        List<ChatMessage> messages = new ArrayList<>(pinned.size() + 16);
+        List<Entry> sources = new ArrayList<>(pinned.size() + 16);
+        messages.addAll(pinned);
+        for (int i = 0; i < pinned.size(); i++) {
+            sources.add(null);
+        }
+        long firstIndex = -1;
+        if (prelude != null) {
+            messages.addAll(prelude.messages);
+            sources.addAll(prelude.sources);
+            firstIndex = dialogue.prelude.firstIndex;
+        }
+        int[] offsets = new int[selectedCount];
+        long[] firstIndices = new long[selectedCount];
+        long[] sizes = new long[selectedCount];
+        int k = 0;
+        for (int t = 0; t < n; t++) {
+            if (!selected[t]) {
+                continue;
+            }
+            if (firstIndex < 0) {
+                firstIndex = turns.get(t).firstIndex; // turns are in the order of their user messages
+            }
+            offsets[k] = messages.size();
+            firstIndices[k] = turns.get(t).firstIndex;
+            sizes[k] = shown[t].size;
+            k++;
+            messages.addAll(shown[t].messages);
+            sources.addAll(shown[t].sources);
+        }
+        if (keepImagesInNewest >= 0) {
+            dropOldImages(messages, sources, pinned.size(), turns, selected);
+            if (tokens) {
+                size = recount(messages, sources, pinned, pinnedSize);
+            }
+        }
+        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.withinHorizon);
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+
+        View.Tail tail = null;
+        Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
+        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans
+                && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
+                && plain(turns, selected);
+        if (extendable) {
+            TurnTrack track = TurnTrack.of(messages, sources, pinned.size(), offsets, firstIndices, sizes);
+            long total = 0;
+            for (long s : sizes) {
+                total += s;
+            }
+            tail = new View.Tail(track, 0, selectedCount, messages.size() - pinned.size(), total, stateVersion,
+                    List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
+        }
+        return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
+                selectedCount, firstIndex, needsOlder, summaryMessage, tail);
+    }
+
+    /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */
+    private static boolean plain(List<Dialogue.Turn> turns, boolean[] selected) {
+        for (int t = 0; t < turns.size(); t++) {
+            if (!selected[t]) {
+                continue;
+            }
+            for (Object slot : turns.get(t).slots) {
+                if (slot instanceof Dialogue.Unit) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** A turn as it is shown: its messages, their sources and its size in the limit's unit. */
+    private static final class Shown {
+        final List<ChatMessage> messages = new ArrayList<>(4);
+        final List<Entry> sources = new ArrayList<>(4);
+        long size;
+    }
+
+    private Shown shown(Dialogue.Turn turn, ViewLimit limit) {
+        Shown s = new Shown();
+        boolean done = turn.done();
+        Dialogue.Unit inFlight = turn.inFlight();
+        boolean tokens = limit.countsTokens();
+        if (turn.user != null) {
+            add(s, turn.user.message(), turn.user, tokens);
+        }
+        for (Object slot : turn.slots) {
+            if (slot instanceof Entry) {
+                Entry entry = (Entry) slot;
+                add(s, entry.message(), entry, tokens);
+                continue;
+            }
+            Dialogue.Unit unit = (Dialogue.Unit) slot;
+            if (unit == inFlight) {
+                continue; // the tool may still be running: shown once its results are in
+            }
+            add(s, unit.head.message(), unit.head, tokens);
+            for (Entry result : unit.results) {
+                ChatMessage message = result.message();
+                if (done && toolResultPreviewTokens > 0 && storedTokens(result) > toolResultPreviewTokens) {
+                    message = preview((ToolExecutionResultMessage) message, storedTokens(result));
+                }
+                add(s, message, result, tokens);
+            }
+            for (Dialogue.Pending pending : unit.pending) {
+                add(s, ToolExecutionResultMessage.from(pending.request, Dialogue.INTERRUPTED_TOOL_RESULT), null, tokens);
+            }
+        }
+        if (limit.unit() == Overflow.Unit.TURNS) {
+            s.size = 1;
+        } else if (!tokens) {
+            s.size = s.messages.size();
+        }
+        return s;
+    }
+
+    private void add(Shown s, ChatMessage message, Entry source, boolean tokens) {
+        s.messages.add(message);
+        s.sources.add(source);
+        if (tokens) {
+            s.size += source != null && message == source.message()
+                    ? storedTokens(source) : tokenizer().estimateTokenCountInMessage(message);
+        }
+    }
+
+    /** Replaces images outside the newest {@code keepImagesInNewest} messages, in closed turns only. */
+    private void dropOldImages(List<ChatMessage> messages, List<Entry> sources, int pinned, List<Dialogue.Turn> turns,
+                               boolean[] selected) {
+        java.util.Set<Entry> open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int t = 0; t < turns.size(); t++) {
+            if (selected[t] && !turns.get(t).done()) {
+                open.addAll(turns.get(t).entries());
+            }
+        }
+        for (int i = pinned; i < messages.size() - keepImagesInNewest; i++) {
+            Entry source = sources.get(i);
+            if (source != null && !open.contains(source)) {
+                messages.set(i, withoutImages(messages.get(i)));
+            }
+        }
+    }
+
+    private long recount(List<ChatMessage> messages, List<Entry> sources, List<ChatMessage> pinned, long pinnedSize) {
+        long size = pinnedSize;
+        for (int i = pinned.size(); i < messages.size(); i++) {
+            Entry source = sources.get(i);
+            ChatMessage message = messages.get(i);
+            size += source != null && message == source.message()
+                    ? storedTokens(source) : tokenizer().estimateTokenCountInMessage(message);
+        }
+        return size;
+    }
+
+    /**
+     * The view {@code previous} would become with {@code appended} added to the log, computed from
+     * {@code previous} alone — or empty when a caller must {@link #render} again. Possible when the
+     * state has the version {@code previous} was computed from, the limit is the same, and the
+     * appended entries are plain user messages and AI messages without tool requests that continue
+     * the newest turn or start a new one after it closed, outside any request scope. The result
+     * equals what {@link #render} would compute over the same entries.
+     */
+    Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
+        View.Tail tail = previous.tail();
+        if (tail == null || tail.stateVersion != state.version() || !previous.limit().equals(limit)) {
+            return Optional.empty();
+        }
+        if (appended.isEmpty()) {
+            return Optional.of(previous);
+        }
+        int users = 0;
+        boolean open = tail.newestOpen;
+        String turnId = tail.newestTurnId;
+        for (Entry entry : appended) {
+            ChatMessage message = entry.message();
+            if (Records.request(entry) != null) {
+                return Optional.empty();
+            }
+            String tag = Records.turn(entry);
+            if (message instanceof UserMessage) {
+                if (open) {
+                    return Optional.empty(); // a new turn while the newest is open: requests interleave
+                }
+                users++;
+                open = true;
+                turnId = tag;
+            } else if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
+                if (tag != null && turnId != null && !tag.equals(turnId)) {
+                    return Optional.empty(); // an answer to another turn
+                }
+                open = false;
+            } else {
+                return Optional.empty();
+            }
+        }
+        // the slots after the previous view's range are ours alone; a new track starts at its first turn
+        TurnTrack track = tail.track.reserve(tail.turnFrom, tail.turnTo, tail.messageTo, appended.size(), users);
+        boolean moved = track != tail.track;
+        int turnFrom = moved ? 0 : tail.turnFrom;
+        int turnTo = moved ? tail.turnTo - tail.turnFrom : tail.turnTo;
+        int messageTo = moved ? tail.messageTo - tail.messageFrom() : tail.messageTo;
+        long total = tail.total;
+        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
+        boolean tokens = limit.countsTokens();
+        for (Entry entry : appended) {
+            ChatMessage message = entry.message();
+            if (message instanceof UserMessage) {
+                track.turnStarts[turnTo] = messageTo;
+                track.turnFirstIndices[turnTo] = entry.index();
+                track.sizeBefore[turnTo] = total;
+                turnTo++;
+                if (countTurns) {
+                    total++;
+                }
+            }
+            if (!countTurns) {
+                total += tokens ? storedTokens(entry) : 1;
+            }
+            track.sources[messageTo] = entry;
+            track.messages[messageTo++] = message;
+        }
+        int firstTurn = turnFrom;
+        long size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
+        // only the newest turn can be open here, so every turn this evicts is closed
+        while (limit.cuts() && turnFrom < turnTo - 1 && size > limit.value()) {
+            turnFrom++;
+            size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
+        }
+        Entry last = appended.get(appended.size() - 1);
+        View.Tail next = new View.Tail(track, turnFrom, turnTo, messageTo, total, tail.stateVersion, tail.pinned,
+                tail.pinnedSize, last, open, turnId);
+        List<ChatMessage> messages = track.list(tail.pinned, next.messageFrom(), messageTo);
+        List<Entry> sources = track.sourceList(tail.pinned.size(), next.messageFrom(), messageTo);
+        int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
+        boolean needsOlder = previous.needsOlderEntries() && turnFrom == firstTurn;
+        return Optional.of(new View(messages, sources, limit, viewSize, turnTo - turnFrom,
+                track.turnFirstIndices[turnFrom], needsOlder, previous.summaryMessage(), next));
+    }
+
+    private static ToolExecutionResultMessage preview(ToolExecutionResultMessage result, int tokens) {
+        StringBuilder text = new StringBuilder();
+        for (Content content : result.contents()) {
+            if (content instanceof TextContent) {
+                text.append(((TextContent) content).text());
+            }
+        }
+        String head = text.length() > TOOL_RESULT_PREVIEW_CHARS ? text.substring(0, TOOL_RESULT_PREVIEW_CHARS) : text.toString();
+        String shown = head + "\n[tool result shortened to a preview: the full result, about " + tokens
+                + " tokens, was shown when the tool ran and is kept in the conversation log]";
+        return result.toBuilder().contents(List.of(TextContent.from(shown))).build();
+    }
+
+    private static ChatMessage withoutImages(ChatMessage message) {
+        if (message instanceof UserMessage) {
+            UserMessage user = (UserMessage) message;
+            List<Content> contents = replaceImages(user.contents());
+            return contents == null ? message : user.toBuilder().contents(contents).build();
+        }
+        if (message instanceof ToolExecutionResultMessage) {
+            ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
+            List<Content> contents = replaceImages(result.contents());
+            return contents == null ? message : result.toBuilder().contents(contents).build();
+        }
+        return message;
+    }
+
+    /** The contents with every image replaced by a note, or null when there is no image. */
+    private static List<Content> replaceImages(List<Content> contents) {
+        List<Content> replaced = null;
+        for (int i = 0; i < contents.size(); i++) {
+            if (contents.get(i) instanceof ImageContent) {
+                if (replaced == null) {
+                    replaced = new ArrayList<>(contents);
+                }
+                replaced.set(i, TextContent.from(IMAGE_NOTE));
+            }
+        }
+        return replaced;
+    }
+
+    private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
+        Counted counted = cache.get();
+        if (counted == null || !counted.message.equals(message)) {
+            counted = new Counted(message, tokenizer().estimateTokenCountInMessage(message));
+            cache.set(counted);
+        }
+        return counted.tokens;
+    }
+
+    /** True if {@code message} is one the rules create and never store (a summary, a record). */
+    static boolean synthetic(ChatMessage message) {
+        return message instanceof SummaryMessage || message instanceof SummaryBlock
+                || (message instanceof CustomMessage && Records.kind(message) != null);
+    }
+
+    @Override
+    public String toString() {
+        return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
+                + ", keepImagesInNewest=" + keepImagesInNewest + ", placement=" + placement + '}';
+    }
+
+    private static final class Counted {
+        final ChatMessage message;
+        final int tokens;
+
+        Counted(ChatMessage message, int tokens) {
+            this.message = message;
+            this.tokens = tokens;
+        }
+    }
+}

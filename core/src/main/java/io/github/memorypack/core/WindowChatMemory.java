@@ -1,0 +1,364 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * A chat memory that shows the last messages, turns or tokens of a session — and never deletes
+ * anything: the window is a view over the session's log in a {@link SessionStore}, and eviction
+ * only moves the view. A drop-in for LangChain4j's {@code MessageWindowChatMemory} and
+ * {@code TokenWindowChatMemory}: the builder speaks their words ({@code id}, {@code maxMessages},
+ * {@code dynamicMaxMessages}, {@code maxTokens(int, TokenCountEstimator)}, {@code chatMemoryStore},
+ * {@link #withMaxMessages}).
+ *
+ * <p>Set exactly one limit: {@code maxMessages}, {@code maxTurns} or {@code maxTokens}, each fixed
+ * or per memory id ({@code dynamic…}). The view follows the shared rules:
+ * <ul>
+ *   <li>the system message is pinned first (and counts toward {@code maxMessages} and {@code maxTokens});</li>
+ *   <li>cuts fall only between turns, so the window starts with a user message — or with the
+ *       greeting before the first user message, when the window reaches back to it — and can hold
+ *       fewer than {@code maxMessages} messages;</li>
+ *   <li>an AI message with tool calls is shown with exactly its results; an interrupted tool call is
+ *       repaired; a call still running is shown once its results are in;</li>
+ *   <li>the newest turn and every open turn (a request still in progress) are always shown, even
+ *       over the limit, and then the {@link OverflowListener} is told (by default it logs a warning);</li>
+ *   <li>{@code maxTokens} counts a request as the tokenizer does, using the count stored with each
+ *       message when it was added: a turn never re-counts history.</li>
+ * </ul>
+ *
+ * <p>{@link #add} appends (one atomic append per call, safe with concurrent requests on the same
+ * session). {@link #set} changes only what differs from the current window and keeps everything
+ * the window did not show; {@link #clear} starts the conversation over (the earlier log is kept
+ * unless a {@link Retention} deletes it). Inside a {@link RequestScope} a retried request shows
+ * once.
+ *
+ * <pre>{@code
+ * ChatMemory memory = WindowChatMemory.builder().id("user-42").chatMemoryStore(store).maxMessages(20).build();
+ * }</pre>
+ */
+public final class WindowChatMemory implements ChatMemory {
+
+    /** How many entries a token window reads first; later reads start from what the last one needed. */
+    static final int FIRST_TOKEN_READ = 64;
+
+    private final MemoryEngine engine;
+    private final Overflow.Unit unit;
+    private final Function<Object, Integer> limit;
+    private volatile ViewLimit lastLimit;
+
+    private WindowChatMemory(MemorySettings settings, Overflow.Unit unit, Function<Object, Integer> limit) {
+        ViewRules rules = settings.rules();
+        SessionMemory memory = settings.sessionMemory(rules, unit == Overflow.Unit.TOKENS);
+        this.unit = unit;
+        this.limit = limit;
+        this.engine = new MemoryEngine(memory, this::view, null);
+        currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
+    }
+
+    /** A window of the last {@code maxMessages} messages on a new in-memory store, as LangChain4j's. */
+    public static WindowChatMemory withMaxMessages(int maxMessages) {
+        return builder().maxMessages(maxMessages).build();
+    }
+
+    /**
+     * A window of the last {@code maxTokens} tokens, counted with {@code tokenizer}, on a new
+     * in-memory store, as LangChain4j's {@code TokenWindowChatMemory.withMaxTokens}.
+     */
+    public static WindowChatMemory withMaxTokens(int maxTokens, TokenCountEstimator tokenizer) {
+        return builder().maxTokens(maxTokens, tokenizer).build();
+    }
+
+    /** A builder; exactly one limit must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The memory id. */
+    @Override
+    public Object id() {
+        return engine.id();
+    }
+
+    /** Appends the message (one atomic append). A system message equal to the current one changes nothing. */
+    @Override
+    public void add(ChatMessage message) {
+        engine.add(message);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(ChatMessage... messages) {
+        engine.add(messages);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        engine.add(messages);
+    }
+
+    /** The window: pinned system message, then the newest whole turns within the limit. */
+    @Override
+    public List<ChatMessage> messages() {
+        return engine.messages();
+    }
+
+    /**
+     * Replaces what the window shows with {@code messages}: entries up to the first difference stay
+     * as they are, and so does everything the window did not show; writes nothing when nothing
+     * changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        engine.set(messages);
+    }
+
+    /** Starts the conversation over; the earlier log stays in the store unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        engine.clear();
+    }
+
+    private View view() {
+        ViewLimit viewLimit = currentLimit();
+        int firstRead;
+        switch (unit) {
+            case MESSAGES:
+                firstRead = viewLimit.value() + viewLimit.value() / 2 + 4;
+                break;
+            case TURNS:
+                firstRead = viewLimit.value() * 4 + 4;
+                break;
+            default:
+                firstRead = FIRST_TOKEN_READ;
+                break;
+        }
+        return engine.memory().tail(viewLimit, firstRead);
+    }
+
+    private ViewLimit currentLimit() {
+        int value = MemorySettings.limit(limit, engine.id(), Builder.name(unit));
+        ViewLimit last = lastLimit;
+        if (last == null || last.value() != value) {
+            last = ViewLimit.of(unit, value);
+            lastLimit = last;
+        }
+        return last; // the same object while the limit stays the same: nothing to allocate or compare per turn
+    }
+
+    @Override
+    public String toString() {
+        return "WindowChatMemory{id=" + engine.memory().sessionId() + ", " + unit + '}';
+    }
+
+    /**
+     * Builds a {@link WindowChatMemory}, or a {@link ChatMemoryProvider} of them. Exactly one of
+     * {@code maxMessages}, {@code maxTurns} and {@code maxTokens} (fixed or dynamic) must be set.
+     * Every setter checks its value at once.
+     */
+    public static final class Builder {
+
+        private final MemorySettings settings = new MemorySettings();
+        private Overflow.Unit unit;
+        private Function<Object, Integer> limit;
+        private int limitsSet;
+
+        private Builder() {
+        }
+
+        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        public Builder id(Object id) {
+            settings.id(id);
+            return this;
+        }
+
+        /**
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            settings.chatMemoryStore(store);
+            return this;
+        }
+
+        /** Shows at most {@code maxMessages} messages, the pinned system message included. */
+        public Builder maxMessages(int maxMessages) {
+            return fixed(Overflow.Unit.MESSAGES, maxMessages);
+        }
+
+        /** {@link #maxMessages(int)} decided per memory id, checked when a memory is built and at every read. */
+        public Builder dynamicMaxMessages(Function<Object, Integer> maxMessages) {
+            return dynamic(Overflow.Unit.MESSAGES, maxMessages);
+        }
+
+        /** Shows at most {@code maxTurns} turns (a user message and what belongs to it). */
+        public Builder maxTurns(int maxTurns) {
+            return fixed(Overflow.Unit.TURNS, maxTurns);
+        }
+
+        /** {@link #maxTurns(int)} decided per memory id. */
+        public Builder dynamicMaxTurns(Function<Object, Integer> maxTurns) {
+            return dynamic(Overflow.Unit.TURNS, maxTurns);
+        }
+
+        /**
+         * Shows at most {@code maxTokens} tokens, counting the whole request (system message,
+         * messages and reply priming) with the {@link #tokenizer} (default: {@link Tokenizers#o200k()}).
+         */
+        public Builder maxTokens(int maxTokens) {
+            return fixed(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /** {@link #maxTokens(int)} counted with {@code tokenizer}, as LangChain4j's {@code TokenWindowChatMemory}. */
+        public Builder maxTokens(int maxTokens, TokenCountEstimator tokenizer) {
+            tokenizer(tokenizer);
+            return fixed(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /** {@link #maxTokens(int)} decided per memory id. */
+        public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens) {
+            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /** {@link #dynamicMaxTokens(Function)} counted with {@code tokenizer}. */
+        public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens, TokenCountEstimator tokenizer) {
+            tokenizer(tokenizer);
+            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /**
+         * Accepted for LangChain4j compatibility. The system message is always kept first here: it
+         * is pinned, never evicted, whatever this says.
+         */
+        public Builder alwaysKeepSystemMessageFirst(boolean alwaysKeepSystemMessageFirst) {
+            return this;
+        }
+
+        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            settings.tokenizer(tokenizer);
+            return this;
+        }
+
+        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
+        public Builder overflowListener(OverflowListener listener) {
+            settings.overflowListener(listener);
+            return this;
+        }
+
+        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        public Builder retention(Retention retention) {
+            settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            settings.toolResultPreviews(maxTokens);
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            settings.openTurnTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * shared by every memory that sets none.
+         */
+        public Builder viewCacheSize(int views) {
+            settings.viewCacheSize(views);
+            return this;
+        }
+
+        /** The clock for open-turn ages; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            settings.clock(clock);
+            return this;
+        }
+
+        /**
+         * A memory with these settings.
+         *
+         * @throws IllegalStateException    if not exactly one limit was set
+         * @throws IllegalArgumentException if a dynamic limit gives a value below 1 for this id
+         */
+        public WindowChatMemory build() {
+            checkOneLimit();
+            return new WindowChatMemory(settings, unit, limit);
+        }
+
+        /**
+         * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
+         * these settings and the same store (the default store is created once, here).
+         *
+         * @throws IllegalStateException if not exactly one limit was set
+         */
+        public ChatMemoryProvider provider() {
+            checkOneLimit();
+            MemorySettings snapshot = settings.copy();
+            Overflow.Unit providerUnit = unit;
+            Function<Object, Integer> providerLimit = limit;
+            return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit);
+        }
+
+        private void checkOneLimit() {
+            if (limitsSet != 1) {
+                throw new IllegalStateException("set exactly one of maxMessages, maxTurns and maxTokens ("
+                        + (limitsSet == 0 ? "none" : limitsSet + " different ones") + " set)");
+            }
+        }
+
+        private static String name(Overflow.Unit unit) {
+            return unit == Overflow.Unit.MESSAGES ? "maxMessages" : unit == Overflow.Unit.TURNS ? "maxTurns" : "maxTokens";
+        }
+
+        private Builder fixed(Overflow.Unit unit, int value) {
+            MemorySettings.atLeast(value, 1, name(unit));
+            return dynamic(unit, id -> value);
+        }
+
+        private Builder dynamic(Overflow.Unit unit, Function<Object, Integer> limit) {
+            Objects.requireNonNull(limit, name(unit));
+            if (this.unit != unit) {
+                limitsSet++;
+            }
+            this.unit = unit;
+            this.limit = limit;
+            return this;
+        }
+    }
+}

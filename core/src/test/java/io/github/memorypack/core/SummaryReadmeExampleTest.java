@@ -1,0 +1,45 @@
+package io.github.memorypack.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.UserMessage;
+import org.junit.jupiter.api.Test;
+
+/** The example of summary/README.md, verbatim, with scripted chat and summarizer models. */
+class SummaryReadmeExampleTest {
+
+    interface Assistant {
+        String chat(@MemoryId String user, @UserMessage String message);
+    }
+
+    @Test
+    void should_run_readme_example_when_copied_verbatim() {
+        ScriptedModel chat = new ScriptedModel().thenReply("Hi Ana!");
+        ScriptedModel cheap = new ScriptedModel().thenReply("The user is Ana.");
+        ChatModel model = chat;
+        ChatModel cheapModel = cheap;
+
+        // README example starts
+        SessionStore store = InMemorySessionStore.create();
+        ChatMemoryProvider memories = SummaryChatMemory.builder()
+                .chatMemoryStore(store)
+                .summarizer(LlmSummarizer.of(cheapModel))
+                .provider();
+        Assistant assistant = AiServices.builder(Assistant.class)
+                .chatModel(model)
+                .chatMemoryProvider(memories)
+                .build();
+        String answer = assistant.chat("user-42", "My name is Ana.");
+        // README example ends
+
+        assertThat(answer).isEqualTo("Hi Ana!");
+        assertThat(cheap.requests()).hasSize(1);
+        assertThat(store.state("user-42").summary()).get()
+                .satisfies(s -> assertThat(s.text()).isEqualTo("The user is Ana."));
+        assertThat(store.getMessages("user-42")).hasSize(2);
+    }
+}

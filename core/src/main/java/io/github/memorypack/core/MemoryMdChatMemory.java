@@ -219,7 +219,11 @@ public final class MemoryMdChatMemory implements ChatMemory {
         }
     }
 
-    /** One user message holding {@code entries} as a delimited, labelled record. */
+    /**
+     * One user message holding {@code entries} as a delimited, labelled record: one line per message
+     * ({@link ConversationText#line} escapes the line breaks inside it, so no message can forge a
+     * {@code [timestamp] System:} line), and {@code </} written {@code <\/} so no line closes the record.
+     */
     static UserMessage preamble(List<Entry> entries) {
         StringBuilder text = new StringBuilder(PREAMBLE_LABEL).append('\n').append(PREAMBLE_START).append('\n');
         for (Entry e : entries) {

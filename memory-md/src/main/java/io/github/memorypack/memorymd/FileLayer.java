@@ -59,6 +59,16 @@ public interface FileLayer {
     /** Takes the cross-process exclusive lock on {@code lockFile} (created when missing), blocking. */
     AutoCloseable lock(Path lockFile) throws IOException;
 
+    /**
+     * Takes the lock a reading call holds: shared with other readers, excluding writers, and without
+     * writing anything, so that reads work on a read-only folder. The system layer opens
+     * {@code lockFile} read-only and takes a shared lock, or takes none when the file does not exist
+     * (no writer has used the session). This default takes the exclusive {@link #lock}.
+     */
+    default AutoCloseable readLock(Path lockFile) throws IOException {
+        return lock(lockFile);
+    }
+
     /** Names of the entries of a folder; empty if it does not exist. */
     List<String> list(Path dir) throws IOException;
 

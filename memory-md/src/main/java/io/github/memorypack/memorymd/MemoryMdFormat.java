@@ -1,6 +1,5 @@
 package io.github.memorypack.memorymd;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
@@ -14,8 +13,8 @@ import dev.langchain4j.data.message.ChatMessageType;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.Summary;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -30,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.zip.CRC32C;
 
 /**
  * The {@code MEMORY.md} file format: render entries to Markdown and parse them back exactly.
@@ -39,32 +39,45 @@ import java.util.Map;
  *
  * Created: 2026-11-29T14:23:54Z
  *
- * &lt;!-- memory-pack {"format":1,"next":0} --&gt;
+ * &lt;!-- memory-pack {"format":2,"next":0} crc32c=5d1c0e0a --&gt;
  *
  * ## Interaction Log
  *
  * ### user — 2026-11-29T14:24:00.123Z
- * &lt;!-- entry {"index":0,"id":"…","tokens":7} --&gt;
+ * &lt;!-- entry {"index":0,"id":"…","tokens":7,"len":19} crc32c=0b6e39d2 --&gt;
  * ```text
  * Hello
  * ```
  * </pre>
  *
- * <p>Rules that make the file safe to parse whatever the messages say:
+ * <p>Rules that make the file safe to parse whatever the messages say (format 2):
  * <ul>
- *   <li>Every body sits in a code fence longer than any backtick run in the body, so no body line
- *       can close the fence, and no text can start, end or change a block.</li>
+ *   <li>Each block's marker comment gives the length of its body (in UTF-8 bytes, lines ending in
+ *       LF) and a CRC32C of the whole block: heading, marker (without the checksum itself) and body.
+ *       The body is read by its length, never searched for the next heading, so no message text can
+ *       start, end or change a block; a block whose checksum does not match is damage — reported and
+ *       set aside, never read as a different message or role. A block cut short by an interrupted
+ *       write (the file ends before the length) is a torn tail.</li>
+ *   <li>Every body sits in a code fence longer than any backtick run in it, and a line of a plain
+ *       text body that starts with {@code #}, {@code <!--} or a backslash gets a backslash in front
+ *       (removed on reading), so no line inside a body looks like a block heading or a marker even to
+ *       a person or a Markdown renderer.</li>
  *   <li>A plain user, assistant or system text is written as it is ({@code text} fence). Anything
  *       else — tool calls and results, names, attributes, images, thinking, custom messages, and text
  *       containing carriage returns, control characters or unpaired surrogates — is written as
- *       LangChain4j's own message JSON ({@code json} fence) with those characters escaped.</li>
- *   <li>Entry facts (index, id, tokens, idempotency key, metadata, batch size) live in a one-line
- *       HTML comment whose JSON escapes {@code < > &}, so it can never end early.</li>
- *   <li>Lines are split on LF only; one trailing CR per line is ignored, so a file converted to
- *       CRLF by an editor still parses to the same messages.</li>
- *   <li>A block a person wrote by hand ({@code ### user — <timestamp>} followed by plain lines, no
- *       comment, no fence) is accepted: it gets the next index and the id {@code hand-<index>}.</li>
+ *       LangChain4j's own message JSON ({@code json} fence) with those characters escaped, so every
+ *       text round-trips exactly.</li>
+ *   <li>Entry facts (index, id, tokens, idempotency key, metadata, batch size, body length) live in a
+ *       one-line HTML comment whose JSON escapes {@code < > &}, so it can never end early.</li>
+ *   <li>Lines are split on LF only; one trailing CR per line is ignored (also by the checksum), so a
+ *       file converted to CRLF by an editor still parses to the same messages.</li>
  * </ul>
+ *
+ * <p>Files of format 1 (before checksums) and files written by hand are still read: there a block
+ * {@code ### user — <timestamp>} followed by plain lines (no comment, no fence) is a hand-written
+ * message that gets the next index and the id {@code hand-<index>}. {@link MemoryMdSessionStore}
+ * rewrites such a file in format 2 before it first writes to it. A format 2 file holds only
+ * checksummed blocks.
  */
 public final class MemoryMdFormat {
 
@@ -77,11 +90,15 @@ public final class MemoryMdFormat {
     /** Body of a system-message block whose message is kept in {@code system.jsonl}. */
     static final String SIDECAR_NOTE = "_System message kept out of this file (see system.jsonl)._";
     static final String SIDECAR = "system.jsonl";
+    /** The format this class writes. */
+    static final int FORMAT = 2;
 
     private static final String HEADER_COMMENT = "<!-- memory-pack ";
     private static final String ENTRY_COMMENT = "<!-- entry ";
     private static final String SUMMARY_COMMENT = "<!-- summary ";
     private static final String COMMENT_END = " -->";
+    private static final String CRC = " crc32c=";
+    private static final int CRC_TAIL = CRC.length() + 8 + COMMENT_END.length(); // " crc32c=xxxxxxxx -->"
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -130,9 +147,9 @@ public final class MemoryMdFormat {
     }
 
     static String header(Instant created, long nextIndex) {
-        ObjectNode meta = MAPPER.createObjectNode().put("format", 1).put("next", nextIndex);
-        return TITLE + "\n\nCreated: " + created + "\n\n" + HEADER_COMMENT + json(meta) + COMMENT_END + "\n\n"
-                + LOG_HEADING + "\n\n";
+        ObjectNode meta = MAPPER.createObjectNode().put("format", FORMAT).put("next", nextIndex);
+        return TITLE + "\n\nCreated: " + created + "\n\n" + sealed(HEADER_COMMENT + json(meta) + COMMENT_END, "")
+                + "\n\n" + LOG_HEADING + "\n\n";
     }
 
     /**
@@ -151,38 +168,43 @@ public final class MemoryMdFormat {
         }
         ChatMessage message = e.message();
         boolean sidecar = message instanceof SystemMessage && !systemInline;
+        String body;
         if (sidecar) {
             meta.put("body", SIDECAR);
-        }
-        StringBuilder out = new StringBuilder(256);
-        out.append("### ").append(role(message.type())).append(DASH).append(e.timestamp()).append('\n');
-        out.append(ENTRY_COMMENT).append(json(meta)).append(COMMENT_END).append('\n');
-        if (sidecar) {
-            out.append(SIDECAR_NOTE).append('\n');
+            body = SIDECAR_NOTE + "\n";
         } else {
             String text = plainText(message);
-            if (text != null) {
-                fence(out, "text", text);
-            } else {
-                fence(out, "json", prettyJson(EntryCodec.encodeMessage(message)));
-            }
+            body = text != null ? fence("text", escapeLines(text)) : fence("json", prettyJson(EntryCodec.encodeMessage(message)));
         }
-        return out.append('\n').toString();
+        return sealedBlock("### " + role(message.type()) + DASH + e.timestamp(), ENTRY_COMMENT, meta, body);
     }
 
     /** The block that opens a compacted file: the summary, with the log range it covers. */
     static String summaryBlock(Summary s) {
         ObjectNode meta = MAPPER.createObjectNode().put("covers", s.coveredUntil()).put("tokens", s.tokenCount());
-        StringBuilder out = new StringBuilder(256);
-        out.append("### summary").append(DASH).append(s.createdAt()).append('\n');
-        out.append(SUMMARY_COMMENT).append(json(meta)).append(COMMENT_END).append('\n');
-        String text = isSafeText(s.text()) ? s.text() : null;
-        if (text != null) {
-            fence(out, "text", text);
-        } else {
-            fence(out, "json", prettyJson(json(MAPPER.getNodeFactory().textNode(s.text()))));
+        String body = isSafeText(s.text()) ? fence("text", escapeLines(s.text()))
+                : fence("json", prettyJson(json(MAPPER.getNodeFactory().textNode(s.text()))));
+        return sealedBlock("### summary" + DASH + s.createdAt(), SUMMARY_COMMENT, meta, body);
+    }
+
+    /** Heading, marker (with the body's length and the block's checksum), body, blank line. */
+    private static String sealedBlock(String heading, String comment, ObjectNode meta, String body) {
+        meta.put("len", body.getBytes(StandardCharsets.UTF_8).length);
+        String marker = comment + json(meta) + COMMENT_END;
+        return heading + "\n" + sealed(marker, heading + "\n", body) + "\n" + body + "\n";
+    }
+
+    /**
+     * {@code comment} (ending in {@code " -->"}) with the CRC32C of {@code before + comment + "\n" + after}
+     * put in front of its end.
+     */
+    private static String sealed(String comment, String before, String... after) {
+        StringBuilder covered = new StringBuilder(before).append(comment).append('\n');
+        for (String a : after) {
+            covered.append(a);
         }
-        return out.append('\n').toString();
+        return comment.substring(0, comment.length() - COMMENT_END.length()) + CRC + EntryCodec.checksum(covered.toString())
+                + COMMENT_END;
     }
 
     /** The role word used in block headings for a message type. */
@@ -196,7 +218,8 @@ public final class MemoryMdFormat {
         }
     }
 
-    private static void fence(StringBuilder out, String info, String body) {
+    /** {@code body} in a fence longer than any backtick run in it, each line ending in LF. */
+    private static String fence(String info, String body) {
         int longest = 0;
         int run = 0;
         for (int i = 0; i < body.length(); i++) {
@@ -204,7 +227,26 @@ public final class MemoryMdFormat {
             longest = Math.max(longest, run);
         }
         String fence = "`".repeat(Math.max(3, longest + 1));
-        out.append(fence).append(info).append('\n').append(body).append('\n').append(fence).append('\n');
+        return fence + info + "\n" + body + "\n" + fence + "\n";
+    }
+
+    /** A backslash in front of every line that starts with {@code #}, {@code <!--} or a backslash. */
+    static String escapeLines(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        int start = 0;
+        while (true) {
+            int end = text.indexOf('\n', start);
+            String line = end < 0 ? text.substring(start) : text.substring(start, end);
+            if (line.startsWith("#") || line.startsWith("<!--") || line.startsWith("\\")) {
+                out.append('\\');
+            }
+            out.append(line);
+            if (end < 0) {
+                return out.toString();
+            }
+            out.append('\n');
+            start = end + 1;
+        }
     }
 
     /** The text of a message that is exactly a plain text message of its role and safe verbatim, else null. */
@@ -308,10 +350,11 @@ public final class MemoryMdFormat {
     /**
      * What a parse found. {@code validEnd} is the byte offset just after the last complete block
      * (where the next append goes); {@code tornAt} is the offset of an incomplete tail left by an
-     * interrupted write, or -1; {@code endsWithNewline} says whether {@code validEnd} is at a line start.
+     * interrupted write, or -1; {@code endsWithNewline} says whether {@code validEnd} is at a line start;
+     * {@code format} is the header's format (1 for a file without a format 2 header).
      */
     record Parsed(Instant created, long headerNext, List<Block> blocks, List<SummaryBlock> summaries,
-                  long validEnd, long tornAt, int tornLine, boolean endsWithNewline, List<String> warnings) {
+                  long validEnd, long tornAt, int tornLine, boolean endsWithNewline, List<String> warnings, int format) {
 
         long nextIndex() {
             long next = headerNext;
@@ -322,22 +365,25 @@ public final class MemoryMdFormat {
         }
     }
 
-    /** One line of the file: its text without LF (and without one trailing CR), where it starts and ends. */
-    private record Line(String text, int number, long start, long end, boolean terminated) {
+    /**
+     * One line of the file: its text without LF (and without one trailing CR), where it starts, where
+     * its text ends ({@code textEnd}, before any CR) and where it ends; {@code valid} is false when its
+     * bytes are not UTF-8.
+     */
+    private record Line(String text, int number, long start, long textEnd, long end, boolean terminated,
+                        boolean valid) {
     }
 
-    /** Reads lines off the bytes; a line that is not valid UTF-8 is reported as damage. */
+    /** Reads lines off the bytes. */
     private static final class Lines {
         private final byte[] bytes;
-        private final String source;
         private int pos;
         private int number;
         private Line peeked;
         private Line lastConsumed;
 
-        Lines(byte[] bytes, String source) {
+        Lines(byte[] bytes) {
             this.bytes = bytes;
-            this.source = source;
         }
 
         Line peek() {
@@ -351,19 +397,18 @@ public final class MemoryMdFormat {
                 int textEnd = end > start && bytes[end - 1] == '\r' ? end - 1 : end;
                 number++;
                 String text;
+                boolean valid = true;
                 try {
                     text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                             .onUnmappableCharacter(CodingErrorAction.REPORT)
                             .decode(ByteBuffer.wrap(bytes, start, textEnd - start)).toString();
                 } catch (CharacterCodingException e) {
-                    if (terminated) {
-                        throw new MemoryMdFormatException(source, number, "not valid UTF-8");
-                    }
-                    // the last line, cut inside a character by an interrupted write
+                    // damage, or the last line cut inside a character by an interrupted write
                     text = new String(bytes, start, textEnd - start, StandardCharsets.UTF_8);
+                    valid = false;
                 }
                 pos = terminated ? end + 1 : end;
-                peeked = new Line(text, number, start, pos, terminated);
+                peeked = new Line(text, number, start, textEnd, pos, terminated, valid);
             }
             return peeked;
         }
@@ -384,17 +429,28 @@ public final class MemoryMdFormat {
             peeked = null;
         }
 
-
+        /** Adds the line's text bytes (without CR and LF) and an LF: the line as it was written. */
+        void checksum(CRC32C crc, Line line, int dropAtEnd, String insteadAtEnd) {
+            crc.update(bytes, (int) line.start(), (int) (line.textEnd() - line.start()) - dropAtEnd);
+            byte[] extra = (insteadAtEnd + "\n").getBytes(StandardCharsets.UTF_8);
+            crc.update(extra, 0, extra.length);
+        }
     }
 
     /** A block that does not parse; carries the line for the error and warning. */
     private static final class Damage extends Exception {
         private static final long serialVersionUID = 1L;
         final int line;
+        final Line resumeAt; // where a lenient parse goes on, or null: after the damaged block
 
         Damage(int line, String message) {
+            this(line, message, null);
+        }
+
+        Damage(int line, String message, Line resumeAt) {
             super(message, null, false, false);
             this.line = line;
+            this.resumeAt = resumeAt;
         }
     }
 
@@ -407,15 +463,26 @@ public final class MemoryMdFormat {
         }
     }
 
+    /** A block without a format 2 marker, in a file that may hold format 1 or hand-written blocks. */
+    private static final class NotSealed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotSealed() {
+            super(null, null, false, false);
+        }
+    }
+
     /**
      * Parses a file. Lenient: a damaged block is skipped with a warning naming its line and parsing
      * goes on at the next block heading; strict: it throws. In both modes an incomplete block (or
      * batch) at the very end is reported through {@code tornAt}, not as damage.
      */
     static Parsed parse(byte[] bytes, String source, boolean lenient) {
-        Lines lines = new Lines(bytes, source);
+        Lines lines = new Lines(bytes);
+        List<String> warnings = new ArrayList<>();
         Instant created = null;
         long headerNext = 0;
+        int format = 1;
         boolean sawHeading = false;
         Line line;
         while ((line = lines.next()) != null) {
@@ -430,12 +497,21 @@ public final class MemoryMdFormat {
                 } catch (DateTimeParseException e) {
                     created = null; // a hand-written date: keep the file, lose only the header date
                 }
-            } else if (t.startsWith(HEADER_COMMENT) && t.endsWith(COMMENT_END)) {
+            } else if (t.startsWith(HEADER_COMMENT) || t.contains(CRC)) {
+                boolean sealed = t.contains(CRC);
                 try {
-                    JsonNode meta = MAPPER.readTree(t.substring(HEADER_COMMENT.length(), t.length() - COMMENT_END.length()));
+                    JsonNode meta = headerComment(lines, line);
                     headerNext = meta.path("next").asLong(0);
-                } catch (IOException e) {
-                    throw new MemoryMdFormatException(source, line.number(), "unreadable memory-pack header comment");
+                    format = meta.path("format").asInt(1);
+                    if (format > FORMAT) {
+                        throw new Damage(line.number(), "format " + format + " is newer than this version reads");
+                    }
+                } catch (Damage damage) {
+                    if (!lenient) {
+                        throw new MemoryMdFormatException(source, damage.line, damage.getMessage());
+                    }
+                    warnings.add(source + ", line " + damage.line + ": " + damage.getMessage() + " (header ignored)");
+                    format = sealed ? FORMAT : 1;
                 }
             }
         }
@@ -443,9 +519,9 @@ public final class MemoryMdFormat {
             throw new MemoryMdFormatException(source, Math.max(1, lines.number),
                     "no '" + LOG_HEADING + "' heading (is this a MEMORY.md file?)");
         }
+        boolean sealedOnly = format >= FORMAT;
         List<Block> blocks = new ArrayList<>();
         List<SummaryBlock> summaries = new ArrayList<>();
-        List<String> warnings = new ArrayList<>();
         long validEnd = line.end();
         boolean endsWithNewline = line.terminated();
         long tornAt = -1;
@@ -466,7 +542,7 @@ public final class MemoryMdFormat {
             }
             Line start = line;
             try {
-                Object parsed = parseBlock(lines, lastIndex);
+                Object parsed = parseBlock(lines, lastIndex, sealedOnly);
                 if (parsed instanceof SummaryBlock) {
                     summaries.add((SummaryBlock) parsed);
                 } else {
@@ -498,8 +574,9 @@ public final class MemoryMdFormat {
                 if (!lenient) {
                     throw new MemoryMdFormatException(source, damage.line, damage.getMessage());
                 }
-                warnings.add(source + ", line " + damage.line + ": " + damage.getMessage() + " (block skipped)");
-                skipToNextHeading(lines);
+                warnings.add(source + ", line " + damage.line + ": " + damage.getMessage()
+                        + " (block set aside: left in the file, not loaded)");
+                skipDamagedBlock(lines, start, damage, sealedOnly);
                 // a damaged block inside a batch breaks the batch: keep the complete blocks read so far
                 blocks.addAll(batch);
                 batch.clear();
@@ -513,81 +590,292 @@ public final class MemoryMdFormat {
             tornLine = batchLine;
         }
         return new Parsed(created == null ? Instant.EPOCH : created, headerNext, blocks, summaries, validEnd,
-                tornAt, tornLine, endsWithNewline, warnings);
+                tornAt, tornLine, endsWithNewline, warnings, format);
     }
 
-    private static void skipToNextHeading(Lines lines) {
-        Line line;
-        while ((line = lines.peek()) != null && !line.text().startsWith("### ")) {
-            lines.next();
+    /** The JSON of a header comment; a sealed one (format 2) must match its checksum. */
+    private static JsonNode headerComment(Lines lines, Line line) throws Damage {
+        String t = line.text();
+        if (!t.startsWith(HEADER_COMMENT) || !t.endsWith(COMMENT_END) || (t.contains(CRC) && !isSealed(t))) {
+            throw new Damage(line.number(), "damaged memory-pack header comment");
         }
-    }
-
-    private static Object parseBlock(Lines lines, long lastIndex) throws Damage, Torn {
-        Line heading = lines.next();
-        if (!heading.terminated()) {
-            throw new Torn();
+        int end = t.length() - COMMENT_END.length();
+        if (t.contains(CRC)) {
+            checkSeal(lines, line, null, List.of());
+            end = t.length() - CRC_TAIL;
         }
-        String h = heading.text();
-        int dash = h.indexOf(DASH);
-        if (!h.startsWith("### ") || dash < 0) {
-            throw new Damage(heading.number(), "expected a block heading '### <role>" + DASH + "<timestamp>'");
-        }
-        String role = h.substring(4, dash).trim().toLowerCase(Locale.ROOT);
-        Instant timestamp;
         try {
-            timestamp = Instant.parse(h.substring(dash + DASH.length()).trim());
-        } catch (DateTimeParseException e) {
-            if (!heading.terminated()) {
+            return MAPPER.readTree(t.substring(HEADER_COMMENT.length(), end));
+        } catch (IOException e) {
+            throw new Damage(line.number(), "unreadable memory-pack header comment");
+        }
+    }
+
+    /**
+     * Skips a damaged block: from its heading to the next line that starts with {@code ### }. In a
+     * format 2 file no line inside a body starts with {@code #} (see {@link #escapeLines}), so that is
+     * the next block; in an older file fenced regions are skipped whole, so a heading inside a message
+     * is never taken for a block.
+     */
+    private static void skipDamagedBlock(Lines lines, Line heading, Damage damage, boolean sealedOnly) {
+        if (damage.resumeAt != null) {
+            lines.resetTo(damage.resumeAt);
+            return;
+        }
+        // from the damaged block's own heading: reading its body by a wrong length may have gone past the next one
+        lines.resetTo(heading);
+        lines.next();
+        String fence = null;
+        Line line;
+        while ((line = lines.peek()) != null) {
+            String t = line.text();
+            if (fence == null && t.startsWith("### ")) {
+                return;
+            }
+            lines.next();
+            if (sealedOnly) {
+                continue;
+            }
+            if (fence == null) {
+                String info = fenceInfo(t);
+                fence = info == null ? null : t.substring(0, t.length() - info.length());
+            } else if (t.equals(fence)) {
+                fence = null;
+            }
+        }
+    }
+
+    /**
+     * One block. In a format 2 file it must be sealed (marker with length and checksum); in an older
+     * file a block without a sealed marker is read the old way.
+     */
+    private static Object parseBlock(Lines lines, long lastIndex, boolean sealedOnly) throws Damage, Torn {
+        Line first = lines.peek();
+        try {
+            return sealedBlock(lines, lastIndex, sealedOnly);
+        } catch (NotSealed notSealed) {
+            lines.resetTo(first);
+            return legacyBlock(lines, lastIndex);
+        }
+    }
+
+    /** The role and timestamp of a block heading. */
+    private record Heading(String role, Instant timestamp) {
+    }
+
+    private static Heading heading(Line heading) throws Damage, Torn {
+        String h = heading.text();
+        if (!heading.terminated()) {
+            if ("### ".startsWith(h) || h.startsWith("### ")) {
                 throw new Torn();
             }
+            throw new Damage(heading.number(), "expected a block heading '### <role>" + DASH + "<timestamp>'");
+        }
+        int dash = h.indexOf(DASH);
+        if (!h.startsWith("### ") || dash < 0 || !heading.valid()) {
+            throw new Damage(heading.number(), "expected a block heading '### <role>" + DASH + "<timestamp>'");
+        }
+        try {
+            return new Heading(h.substring(4, dash).trim().toLowerCase(Locale.ROOT),
+                    Instant.parse(h.substring(dash + DASH.length()).trim()));
+        } catch (DateTimeParseException e) {
             throw new Damage(heading.number(), "timestamp is not ISO-8601: '" + h.substring(dash + DASH.length()) + "'");
         }
-        Line commentLine = lines.peek();
-        if (commentLine == null) {
-            throw new Torn();
-        }
-        String c = commentLine.text();
-        if (!commentLine.terminated() && (c.startsWith("<!--") || "<!--".startsWith(c))) {
-            throw new Torn();
-        }
-        if (c.startsWith(ENTRY_COMMENT) || c.startsWith(SUMMARY_COMMENT)) {
-            lines.next();
-            boolean summary = c.startsWith(SUMMARY_COMMENT);
-            if (!c.endsWith(COMMENT_END) || !commentLine.terminated()) {
-                if (!commentLine.terminated()) {
-                    throw new Torn();
-                }
-                throw new Damage(commentLine.number(), "comment does not end with '-->'");
-            }
-            JsonNode meta;
-            try {
-                meta = MAPPER.readTree(c.substring((summary ? SUMMARY_COMMENT : ENTRY_COMMENT).length(),
-                        c.length() - COMMENT_END.length()));
-            } catch (IOException e) {
-                throw new Damage(commentLine.number(), "comment is not valid JSON");
-            }
-            if (summary) {
-                if (!role.equals("summary")) {
-                    throw new Damage(heading.number(), "summary comment under a '" + role + "' heading");
-                }
-                String body = fencedBody(lines, commentLine);
-                return new SummaryBlock(body, meta.path("covers").asLong(0), timestamp, heading.number());
-            }
-            return entryBlock(lines, heading, commentLine, role, timestamp, meta, lastIndex);
-        }
-        return handWrittenBlock(lines, heading, role, timestamp, lastIndex);
     }
 
-    private static Block entryBlock(Lines lines, Line heading, Line commentLine, String role, Instant timestamp,
-                                    JsonNode meta, long lastIndex) throws Damage, Torn {
+    /** A format 2 block: heading, sealed marker, body read by its length and checked against the seal. */
+    private static Object sealedBlock(Lines lines, long lastIndex, boolean sealedOnly) throws Damage, Torn, NotSealed {
+        Line headingLine = lines.next();
+        Heading heading = heading(headingLine);
+        Line marker = lines.next();
+        if (marker == null) {
+            throw new Torn();
+        }
+        String m = marker.text();
+        boolean summary = m.startsWith(SUMMARY_COMMENT);
+        String prefix = summary ? SUMMARY_COMMENT : ENTRY_COMMENT;
+        if (!marker.terminated()) {
+            if (ENTRY_COMMENT.startsWith(m) || SUMMARY_COMMENT.startsWith(m) || m.startsWith(prefix)) {
+                throw new Torn();
+            }
+        } else if (isSealed(m) && (summary || m.startsWith(ENTRY_COMMENT)) && marker.valid()) {
+            return sealedBody(lines, lastIndex, headingLine, heading, marker, summary, prefix);
+        }
+        if (!sealedOnly) {
+            throw new NotSealed();
+        }
+        throw new Damage(marker.number(), "expected a marker '" + ENTRY_COMMENT + "{…}" + CRC + "…" + COMMENT_END + "'");
+    }
+
+    private static Object sealedBody(Lines lines, long lastIndex, Line headingLine, Heading heading, Line marker,
+                                     boolean summary, String prefix) throws Damage, Torn {
+        String m = marker.text();
+        JsonNode meta;
+        try {
+            meta = MAPPER.readTree(m.substring(prefix.length(), m.length() - CRC_TAIL));
+        } catch (IOException e) {
+            throw new Damage(marker.number(), "marker is not valid JSON");
+        }
+        if (meta == null || !meta.path("len").canConvertToInt() || meta.path("len").asInt() < 0) {
+            throw new Damage(marker.number(), "marker needs the body length \"len\"");
+        }
+        long length = meta.path("len").asLong();
+        List<Line> body = new ArrayList<>();
+        long read = 0;
+        while (read < length) {
+            Line line = lines.next();
+            if (line != null) {
+                body.add(line);
+            }
+            if (line == null || !line.terminated()) {
+                // the file ends inside the body: an interrupted write, unless the body is already complete
+                if (isComplete(body)) {
+                    throw new Damage(marker.number(), "the block ends before the length its marker gives");
+                }
+                throw new Torn();
+            }
+            read += line.textEnd() - line.start() + 1;
+        }
+        if (read != length) {
+            throw new Damage(marker.number(), "the block is longer than the length its marker gives");
+        }
+        checkSeal(lines, marker, headingLine, body);
+        return block(meta, headingLine, heading, marker, summary, lastIndex, new Body() {
+            @Override
+            public Fenced fenced() throws Damage {
+                return MemoryMdFormat.fenced(body, marker);
+            }
+
+            @Override
+            public void note() throws Damage {
+                if (body.size() != 1 || !body.get(0).text().equals(SIDECAR_NOTE)) {
+                    throw new Damage(marker.number() + 1, "expected '" + SIDECAR_NOTE + "'");
+                }
+            }
+        });
+    }
+
+    /** How a block's body is read: sealed (already read by length) or format 1 (up to its closing fence). */
+    private interface Body {
+        Fenced fenced() throws Damage, Torn;
+
+        /** Checks the note of a system block whose message is kept in {@value #SIDECAR}. */
+        void note() throws Damage, Torn;
+    }
+
+    /** A summary or entry block from its marker's facts and its body. */
+    private static Object block(JsonNode meta, Line headingLine, Heading heading, Line marker, boolean summary,
+                                long lastIndex, Body body) throws Damage, Torn {
+        if (summary) {
+            if (!heading.role().equals("summary")) {
+                throw new Damage(headingLine.number(), "summary marker under a '" + heading.role() + "' heading");
+            }
+            Fenced fenced = body.fenced();
+            String text = "json".equals(fenced.info) ? jsonString(fenced.text, marker) : fenced.text;
+            return new SummaryBlock(text, meta.path("covers").asLong(0), heading.timestamp(), headingLine.number());
+        }
+        ChatMessage message = null;
+        if (SIDECAR.equals(meta.path("body").asText(null))) {
+            if (!heading.role().equals("system")) {
+                throw new Damage(headingLine.number(), "only system messages are kept in " + SIDECAR);
+            }
+            body.note();
+        } else {
+            Fenced fenced = body.fenced();
+            message = message(heading.role(), fenced.info, fenced.text, marker.number() + 1);
+        }
+        return entryBlock(meta, headingLine, marker, message, lastIndex, heading);
+    }
+
+    private static boolean isSealed(String marker) {
+        int at = marker.length() - CRC_TAIL;
+        if (at < 0 || !marker.endsWith(COMMENT_END) || !marker.startsWith(CRC, at)) {
+            return false;
+        }
+        for (int i = at + CRC.length(); i < at + CRC.length() + 8; i++) {
+            char c = marker.charAt(i);
+            if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Compares the checksum in {@code marker} with the CRC32C of what it seals: {@code heading} (if
+     * any), the marker without its checksum, and {@code body}.
+     */
+    private static void checkSeal(Lines lines, Line marker, Line heading, List<Line> body) throws Damage {
+        CRC32C crc = new CRC32C();
+        if (heading != null) {
+            lines.checksum(crc, heading, 0, "");
+        }
+        lines.checksum(crc, marker, CRC_TAIL, COMMENT_END);
+        for (Line line : body) {
+            lines.checksum(crc, line, 0, "");
+        }
+        String t = marker.text();
+        String expected = t.substring(t.length() - CRC_TAIL + CRC.length(), t.length() - COMMENT_END.length());
+        String actual = String.format("%08x", crc.getValue());
+        if (!actual.equals(expected)) {
+            throw new Damage(marker.number(), "checksum mismatch (the block's CRC32C is " + actual + ", its marker says "
+                    + expected + "): the block was changed after it was written");
+        }
+    }
+
+    /** True if the lines read hold a whole body: a closed fence, or the sidecar note. */
+    private static boolean isComplete(List<Line> body) {
+        if (body.isEmpty() || !body.get(0).terminated()) {
+            return false;
+        }
+        String first = body.get(0).text();
+        if (first.equals(SIDECAR_NOTE)) {
+            return true;
+        }
+        String info = fenceInfo(first);
+        if (info == null) {
+            return false;
+        }
+        String fence = first.substring(0, first.length() - info.length());
+        for (int i = 1; i < body.size(); i++) {
+            if (body.get(i).terminated() && body.get(i).text().equals(fence)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A fenced body's info word and text (unescaped for {@code text}). */
+    private record Fenced(String info, String text) {
+    }
+
+    private static Fenced fenced(List<Line> body, Line marker) throws Damage {
+        String open = body.isEmpty() ? "" : body.get(0).text();
+        String info = fenceInfo(open);
+        if (info == null || !(info.equals("text") || info.equals("json")) || body.size() < 2
+                || !body.get(body.size() - 1).text().equals(open.substring(0, open.length() - info.length()))) {
+            throw new Damage(marker.number() + 1, "expected a body fenced with ```text or ```json");
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i < body.size() - 1; i++) {
+            if (i > 1) {
+                text.append('\n');
+            }
+            String line = body.get(i).text();
+            text.append("text".equals(info) && line.startsWith("\\") ? line.substring(1) : line);
+        }
+        return new Fenced(info, text.toString());
+    }
+
+    private static Block entryBlock(JsonNode meta, Line headingLine, Line marker, ChatMessage message, long lastIndex,
+                                    Heading heading) throws Damage {
         JsonNode index = meta.get("index");
         JsonNode id = meta.get("id");
         if (index == null || !index.canConvertToLong() || id == null || !id.isTextual()) {
-            throw new Damage(commentLine.number(), "entry comment needs \"index\" and \"id\"");
+            throw new Damage(marker.number(), "entry comment needs \"index\" and \"id\"");
         }
         if (index.asLong() <= lastIndex) {
-            throw new Damage(commentLine.number(), "index " + index.asLong() + " is not after the previous index "
+            throw new Damage(marker.number(), "index " + index.asLong() + " is not after the previous index "
                     + lastIndex);
         }
         int tokens = meta.path("tokens").asInt(Entry.UNKNOWN_TOKENS);
@@ -597,32 +885,99 @@ public final class MemoryMdFormat {
             metadata.put(f.getKey(), f.getValue().asText());
         }
         JsonNode key = meta.get("key");
-        ChatMessage message = null;
-        if (SIDECAR.equals(meta.path("body").asText(null))) {
-            if (!role.equals("system")) {
-                throw new Damage(heading.number(), "only system messages are kept in " + SIDECAR);
-            }
-            Line note = lines.next();
-            if (note == null || !note.terminated()) {
-                throw new Torn();
-            }
-            if (!note.text().equals(SIDECAR_NOTE)) {
-                throw new Damage(note.number(), "expected '" + SIDECAR_NOTE + "'");
-            }
-        } else {
-            message = bodyMessage(lines, commentLine, role);
-        }
-        return new Block(index.asLong(), id.asText(), timestamp, tokens, metadata,
-                key == null || key.isNull() ? null : key.asText(), message, heading.number(),
+        return new Block(index.asLong(), id.asText(), heading.timestamp(), tokens, metadata,
+                key == null || key.isNull() ? null : key.asText(), message, headingLine.number(),
                 meta.path("batch").asInt(1));
     }
 
-    private static Block handWrittenBlock(Lines lines, Line heading, String role, Instant timestamp, long lastIndex)
+    /** The message of a body: a plain text of the heading's role, or LangChain4j JSON of that role. */
+    private static ChatMessage message(String role, String info, String body, int line) throws Damage {
+        ChatMessage message;
+        if ("text".equals(info)) {
+            switch (role) {
+                case "user": message = UserMessage.from(body); break;
+                case "assistant": message = AiMessage.from(body); break;
+                case "system":
+                    if (body.trim().isEmpty()) {
+                        throw new Damage(line, "system message is blank");
+                    }
+                    message = SystemMessage.from(body);
+                    break;
+                default: throw new Damage(line, "a '" + role + "' message must be a json block");
+            }
+        } else {
+            try {
+                message = EntryCodec.decodeMessage(body);
+            } catch (RuntimeException e) {
+                throw new Damage(line + 1, "message JSON does not parse: " + e.getMessage());
+            }
+            if (message == null || !role(message.type()).equals(role)) {
+                throw new Damage(line, "message type does not match the heading role '" + role + "'");
+            }
+        }
+        return message;
+    }
+
+    // ---------------------------------------------------------------- format 1 and hand-written blocks
+
+    /** A block of a format 1 file: unsealed marker and a fenced body found by its closing fence, or hand-written. */
+    private static Object legacyBlock(Lines lines, long lastIndex) throws Damage, Torn {
+        Line headingLine = lines.next();
+        Heading heading = heading(headingLine);
+        Line commentLine = lines.peek();
+        if (commentLine == null) {
+            throw new Torn();
+        }
+        String c = commentLine.text();
+        if (!commentLine.terminated() && (c.startsWith("<!--") || "<!--".startsWith(c))) {
+            throw new Torn();
+        }
+        if (c.startsWith("<!--") || c.startsWith("```") || !commentLine.valid()) {
+            // not text a person wrote: a marker (or a fence) that must parse, never a hand-written message
+            lines.next();
+            boolean summary = c.startsWith(SUMMARY_COMMENT);
+            if (!(summary || c.startsWith(ENTRY_COMMENT)) || !c.endsWith(COMMENT_END) || !commentLine.valid()) {
+                throw new Damage(commentLine.number(), "expected a marker '" + ENTRY_COMMENT + "{…}" + COMMENT_END + "'");
+            }
+            JsonNode meta;
+            try {
+                meta = MAPPER.readTree(c.substring((summary ? SUMMARY_COMMENT : ENTRY_COMMENT).length(),
+                        c.length() - COMMENT_END.length()));
+            } catch (IOException e) {
+                throw new Damage(commentLine.number(), "comment is not valid JSON");
+            }
+            return block(meta, headingLine, heading, commentLine, summary, lastIndex, new Body() {
+                @Override
+                public Fenced fenced() throws Damage, Torn {
+                    return legacyFencedBody(lines, commentLine);
+                }
+
+                @Override
+                public void note() throws Damage, Torn {
+                    Line note = lines.next();
+                    if (note == null || !note.terminated()) {
+                        throw new Torn();
+                    }
+                    if (!note.text().equals(SIDECAR_NOTE)) {
+                        throw new Damage(note.number(), "expected '" + SIDECAR_NOTE + "'");
+                    }
+                }
+            });
+        }
+        return handWrittenBlock(lines, headingLine, heading, lastIndex);
+    }
+
+    private static Block handWrittenBlock(Lines lines, Line headingLine, Heading heading, long lastIndex)
             throws Damage, Torn {
         List<String> body = new ArrayList<>();
         Line line;
         while ((line = lines.peek()) != null && !line.text().startsWith("### ")) {
-            body.add(lines.next().text());
+            String t = lines.next().text();
+            if (!line.valid() || t.startsWith("```") || t.contains("-->") || t.startsWith("<!--")) {
+                throw new Damage(line.number(), "a hand-written block holds markup of a written block"
+                        + " (a fence or a comment): it is damage, not text");
+            }
+            body.add(t);
         }
         while (!body.isEmpty() && body.get(body.size() - 1).isBlank()) {
             body.remove(body.size() - 1);
@@ -634,52 +989,20 @@ public final class MemoryMdFormat {
             if (line == null) {
                 throw new Torn();
             }
-            throw new Damage(heading.number(), "block has no content");
+            throw new Damage(headingLine.number(), "block has no content");
         }
         String text = String.join("\n", body);
         ChatMessage message;
-        switch (role) {
+        switch (heading.role()) {
             case "user": case "human": message = UserMessage.from(text); break;
             case "assistant": case "ai": message = AiMessage.from(text); break;
             case "system": message = SystemMessage.from(text); break;
-            default: throw new Damage(heading.number(), "unknown role '" + role + "' (use user, assistant or system)");
+            default: throw new Damage(headingLine.number(), "unknown role '" + heading.role()
+                    + "' (use user, assistant or system)");
         }
         long index = lastIndex + 1;
-        return new Block(index, "hand-" + index, timestamp, Entry.UNKNOWN_TOKENS, Map.of(), null, message,
-                heading.number(), 1);
-    }
-
-    private static ChatMessage bodyMessage(Lines lines, Line commentLine, String role) throws Damage, Torn {
-        Line open = lines.peek();
-        if (open == null) {
-            throw new Torn();
-        }
-        String info = fenceInfo(open.text());
-        String body = fencedBody(lines, commentLine);
-        ChatMessage message;
-        if ("text".equals(info)) {
-            switch (role) {
-                case "user": message = UserMessage.from(body); break;
-                case "assistant": message = AiMessage.from(body); break;
-                case "system":
-                    if (body.trim().isEmpty()) {
-                        throw new Damage(open.number(), "system message is blank");
-                    }
-                    message = SystemMessage.from(body);
-                    break;
-                default: throw new Damage(open.number(), "a '" + role + "' message must be a json block");
-            }
-        } else {
-            try {
-                message = EntryCodec.decodeMessage(body);
-            } catch (RuntimeException e) {
-                throw new Damage(open.number() + 1, "message JSON does not parse: " + e.getMessage());
-            }
-            if (message == null || !role(message.type()).equals(role)) {
-                throw new Damage(open.number(), "message type does not match the heading role '" + role + "'");
-            }
-        }
-        return message;
+        return new Block(index, "hand-" + index, heading.timestamp(), Entry.UNKNOWN_TOKENS, Map.of(), null, message,
+                headingLine.number(), 1);
     }
 
     private static String fenceInfo(String line) {
@@ -690,8 +1013,8 @@ public final class MemoryMdFormat {
         return n >= 3 ? line.substring(n) : null;
     }
 
-    /** Reads a fenced body (opening fence through closing fence) and returns its text. */
-    private static String fencedBody(Lines lines, Line before) throws Damage, Torn {
+    /** Reads a format 1 fenced body (opening fence through closing fence). */
+    private static Fenced legacyFencedBody(Lines lines, Line before) throws Damage, Torn {
         Line open = lines.next();
         if (open == null) {
             throw new Torn();
@@ -710,9 +1033,11 @@ public final class MemoryMdFormat {
         Line previous = null;
         Line resume = null;
         while ((line = lines.next()) != null) {
-            if (line.text().equals(fence)) {
-                String text = body.toString();
-                return "json".equals(info) && before.text().startsWith(SUMMARY_COMMENT) ? jsonString(text, open) : text;
+            if (line.terminated() && line.text().equals(fence)) {
+                return new Fenced(info, body.toString());
+            }
+            if (!line.valid() && line.terminated()) {
+                throw new Damage(line.number(), "not valid UTF-8");
             }
             if (!first) {
                 body.append('\n');
@@ -728,16 +1053,20 @@ public final class MemoryMdFormat {
         if (resume != null) {
             // Not an interrupted write: a later block follows, so this fence lost its closing line.
             lines.resetTo(resume);
-            throw new Damage(open.number(), "code fence opened here is never closed");
+            throw new Damage(open.number(), "code fence opened here is never closed", resume);
         }
         throw new Torn();
     }
 
-    private static String jsonString(String json, Line open) throws Damage {
+    private static String jsonString(String json, Line at) throws Damage {
         try {
-            return MAPPER.readTree(json).textValue();
+            JsonNode node = MAPPER.readTree(json);
+            if (node == null || !node.isTextual()) {
+                throw new Damage(at.number() + 1, "summary JSON is not a string");
+            }
+            return node.textValue();
         } catch (IOException e) {
-            throw new Damage(open.number() + 1, "summary JSON does not parse");
+            throw new Damage(at.number() + 1, "summary JSON does not parse");
         }
     }
 }

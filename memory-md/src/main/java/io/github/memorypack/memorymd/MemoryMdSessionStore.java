@@ -55,24 +55,34 @@ import java.util.function.Consumer;
  *
  * <h2>Rules</h2>
  * <ul>
- *   <li>Every operation on a session holds an in-process lock and an exclusive
- *       {@link java.nio.channels.FileChannel#lock() file lock}, so threads and processes sharing the
- *       folder are serialized. The file is re-read only when its size, time or identity changed.</li>
+ *   <li>Every operation on a session holds an in-process lock and a
+ *       {@link java.nio.channels.FileChannel#lock() file lock} on {@code .lock}: exclusive for calls
+ *       that write, so threads and processes sharing the folder are serialized; shared for reads
+ *       ({@link FileLayer#readLock}), which open nothing for writing and so work on a read-only folder
+ *       (writes there fail with a {@link StoreException}). The file is re-read only when its size, time
+ *       or identity changed.</li>
  *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
  *       device. {@link Durability#OS_BUFFERED}: an append returns after the write; a process crash
  *       loses nothing, a power loss or kernel crash can lose the appends of the last seconds. Archives,
  *       rewrites and state are always forced.</li>
- *   <li>A batch is written with one write; a batch cut short by a crash is recognised on the next
- *       read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the next
- *       append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
+ *   <li>A batch is written with one write; a batch cut short by a crash (at any byte) is recognised
+ *       on the next read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the
+ *       next append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
+ *   <li>Every block is sealed with its body length and a CRC32C ({@link MemoryMdFormat}); a file of an
+ *       older format (or written by hand) is read, and rewritten in the current format by the first
+ *       write (the old file is kept in the archive).</li>
  *   <li>Rewrites (compaction, trim, replace) first write the archive (temporary file, force,
  *       no-replace link, folder force), then the new MEMORY.md (temporary file, force, atomic rename,
  *       folder force). If any step fails the old MEMORY.md is intact; it is never deleted.</li>
- *   <li>A file that does not parse throws {@link MemoryMdFormatException} naming the line
- *       ({@link DamagePolicy#FAIL}, default), or with {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} the
- *       damaged blocks are skipped, each reported to the warning listener with its line, and every
- *       good block is loaded. A file over {@link Builder#maxPreloadBytes} is refused with a
- *       {@link StoreException} instead of being loaded into memory.</li>
+ *   <li>A damaged block (its checksum or structure does not check) throws
+ *       {@link MemoryMdFormatException} naming the line ({@link DamagePolicy#FAIL}, default), or with
+ *       {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} it is set aside — left in the file, not loaded, and
+ *       reported to the warning listener with its line — and every good block is loaded. A damaged block
+ *       is never read as a different message, a different role or a hand-written block.</li>
+ *   <li>MEMORY.md never grows past {@link Builder#maxPreloadBytes}: an append, replace, trim or
+ *       compaction that would take it over is refused with {@link TooLargeException} before anything is
+ *       written, so the session stays readable; a file already over the limit is refused the same way
+ *       instead of being loaded into memory.</li>
  *   <li>Indices are never reused: the header records the next index, so numbering continues after
  *       a compaction.</li>
  *   <li>{@link #persistence(boolean) Persistence can be switched off} at runtime: later appends and
@@ -103,12 +113,46 @@ public final class MemoryMdSessionStore implements SessionStore {
         OS_BUFFERED
     }
 
-    /** What to do with a MEMORY.md that does not parse. */
+    /** What to do with a MEMORY.md that holds a damaged block. */
     public enum DamagePolicy {
         /** Throw {@link MemoryMdFormatException} naming the line; touch nothing. */
         FAIL,
-        /** Load every block that parses; report each skipped block, with its line, as a warning. */
+        /**
+         * Load every block that checks; set each damaged block aside — leave it in the file, do not load
+         * it — and report it, with its line, as a warning.
+         */
         SKIP_DAMAGED_BLOCKS
+    }
+
+    /**
+     * A MEMORY.md over {@link Builder#maxPreloadBytes}. An append, replace, trim or compaction that
+     * would make the file larger than the limit is refused with this before anything is written, so a
+     * session always stays readable; a file that is already larger (written by hand, or by a version
+     * that did not check) is not loaded. Compact or trim the session, or raise the limit.
+     */
+    public static final class TooLargeException extends StoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final long size;
+        private final long limit;
+
+        TooLargeException(Path file, long size, long limit, String verb) {
+            super(file + " " + verb + " " + size + " bytes, over the limit of " + limit + " bytes (maxPreloadBytes);"
+                    + " compact or trim the session, or raise the limit");
+            this.size = size;
+            this.limit = limit;
+        }
+
+        /** The size in bytes the file has, or would have had. */
+        public long size() {
+            return size;
+        }
+
+        /** The limit, {@link Builder#maxPreloadBytes}. */
+        public long limit() {
+            return limit;
+        }
     }
 
     private final Path directory;
@@ -178,7 +222,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         SessionIds.validate(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
-        return locked(sessionId, persistent, s -> {
+        SessionOp<List<Entry>> op = s -> {
             if (idempotencyKey != null) {
                 List<Entry> earlier = s.byKey.get(idempotencyKey);
                 if (earlier != null) {
@@ -205,7 +249,8 @@ public final class MemoryMdSessionStore implements SessionStore {
                 s.byKey.put(idempotencyKey, result);
             }
             return result;
-        });
+        };
+        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
     }
 
     @Override
@@ -216,7 +261,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         if (maxCount < 0) {
             throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
         }
-        return locked(sessionId, false, s -> {
+        return reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
                 if (out.size() >= maxCount) {
@@ -235,7 +280,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         if (count < 0) {
             throw new IllegalArgumentException("count must be >= 0, was " + count);
         }
-        return locked(sessionId, false, s -> {
+        return reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
         });
@@ -243,18 +288,18 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public long nextIndex(String sessionId) {
-        return locked(sessionId, false, Session::nextIndex);
+        return reading(sessionId, Session::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
-        return locked(sessionId, false, Session::state);
+        return reading(sessionId, Session::state);
     }
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
         Objects.requireNonNull(newState, "newState");
-        return locked(sessionId, persistent, s -> {
+        SessionOp<Optional<SessionState>> op = s -> {
             if (s.state().version() != expectedVersion) {
                 return Optional.empty();
             }
@@ -265,21 +310,21 @@ public final class MemoryMdSessionStore implements SessionStore {
                 s.overlayState = stored;
             }
             return Optional.of(stored);
-        });
+        };
+        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         List<NewEntry> batch = List.copyOf(entries);
         requirePersistence("replace");
-        locked(sessionId, true, s -> {
+        writing(sessionId, true, s -> {
             Instant now = clock.instant();
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
             for (NewEntry e : batch) {
                 stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
             }
-            appendSidecar(s, stored);
             rewrite(s, stored, next);
             return null;
         });
@@ -288,7 +333,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         requirePersistence("trim");
-        locked(sessionId, false, s -> {
+        writing(sessionId, false, s -> {
             if (s.entries.isEmpty() || s.entries.get(0).index() >= beforeIndex) {
                 return null;
             }
@@ -320,7 +365,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             throw new IllegalArgumentException("summary text must not be blank");
         }
         requirePersistence("compact");
-        return locked(sessionId, true, s -> {
+        return writing(sessionId, true, s -> {
             long next = s.nextIndex();
             int tokens = tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInText(summaryText);
             SessionState state = s.state();
@@ -332,7 +377,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     /** Warnings collected while reading the session's file (skipped blocks, interrupted writes). */
     public List<String> warnings(String sessionId) {
-        return locked(sessionId, false, s -> List.copyOf(s.warnings));
+        return reading(sessionId, s -> List.copyOf(s.warnings));
     }
 
     @Override
@@ -361,7 +406,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         requirePersistence("delete");
-        locked(sessionId, false, false, s -> { // no parse first: a damaged session can still be deleted
+        locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
             Path dir = sessionDir(sessionId);
             for (String name : files.list(dir)) {
                 if (!name.equals(LOCK)) {
@@ -391,17 +436,23 @@ public final class MemoryMdSessionStore implements SessionStore {
         }
     }
 
-    /**
-     * Runs {@code op} on the session under the in-process and the file lock, after bringing the cached
-     * copy up to date with the files. When the session folder does not exist and {@code create} is
-     * false, runs on an empty session without creating anything.
-     */
-    private <T> T locked(String sessionId, boolean create, SessionOp<T> op) {
-        return locked(sessionId, create, true, op);
+    /** {@link #locked} for a call that changes no file: a shared lock, so it works on a read-only folder. */
+    private <T> T reading(String sessionId, SessionOp<T> op) {
+        return locked(sessionId, false, false, true, op);
     }
 
-    /** {@link #locked(String, boolean, SessionOp)}; {@code load} false skips reading the files (delete). */
-    private <T> T locked(String sessionId, boolean create, boolean load, SessionOp<T> op) {
+    /** {@link #locked} for a call that may write: the exclusive lock. */
+    private <T> T writing(String sessionId, boolean create, SessionOp<T> op) {
+        return locked(sessionId, create, true, true, op);
+    }
+
+    /**
+     * Runs {@code op} on the session under the in-process lock and the file lock (exclusive when
+     * {@code write}, else shared), after bringing the cached copy up to date with the files ({@code load};
+     * delete skips it). When the session folder does not exist and {@code create} is false, runs on an
+     * empty session without creating anything.
+     */
+    private <T> T locked(String sessionId, boolean create, boolean write, boolean load, SessionOp<T> op) {
         Path dir = sessionDir(sessionId);
         Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
         Path lockFile = dir.resolve(LOCK);
@@ -416,7 +467,7 @@ public final class MemoryMdSessionStore implements SessionStore {
                     }
                     files.createDirectories(dir);
                 }
-                try (AutoCloseable ignored = files.lock(lockFile)) {
+                try (AutoCloseable ignored = write ? files.lock(lockFile) : files.readLock(lockFile)) {
                     if (load) {
                         refresh(session);
                     }
@@ -459,8 +510,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     private void load(Session s, FileLayer.FileStamp stamp) throws IOException {
         if (stamp.size() > maxPreloadBytes) {
-            throw new StoreException(s.md + " is " + stamp.size() + " bytes, over the preload limit of "
-                    + maxPreloadBytes + " bytes; compact the session or raise maxPreloadBytes");
+            throw new TooLargeException(s.md, stamp.size(), maxPreloadBytes, "is");
         }
         byte[] bytes = files.read(s.md);
         if (bytes == null || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
@@ -504,6 +554,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         }
         s.byKey.replaceAll((k, v) -> Collections.unmodifiableList(v));
         s.fileNext = parsed.nextIndex();
+        s.format = parsed.format();
         s.validEnd = parsed.validEnd();
         int end = (int) parsed.validEnd();
         // keep one blank line between blocks, also after a hand-written block or a missing final newline
@@ -525,27 +576,69 @@ public final class MemoryMdSessionStore implements SessionStore {
             return map;
         }
         for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            if (line.isBlank()) {
+            String json = unsealed(line);
+            if (json == null) {
+                // a line cut by a crash before its MEMORY.md block was written (no block refers to it), or
+                // a damaged one: its block then reports the message as missing
                 continue;
             }
             try {
-                Entry e = EntryCodec.decodeEntry(line);
+                Entry e = EntryCodec.decodeEntry(json);
                 if (e.message() instanceof SystemMessage) {
                     map.put(e.id(), (SystemMessage) e.message());
                 }
             } catch (IllegalArgumentException e) {
-                // a line cut by a crash before its MEMORY.md block was written: no block refers to it
+                // not an entry: no block can refer to it
             }
         }
         return map;
     }
 
-    /** Appends the blocks of {@code stored} as one write (after the sidecar lines of its system messages). */
+    /** A sidecar line: {@code ~<length hex8> <crc32c hex8> <EntryCodec JSON>} (or bare JSON, format 1). */
+    private static String sealedLine(Entry e) {
+        String json = EntryCodec.encodeEntry(e);
+        return "~" + String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length) + " "
+                + EntryCodec.checksum(json) + " " + json + "\n";
+    }
+
+    /** The JSON of a sidecar line whose length and checksum match (or of a format 1 line), else null. */
+    private static String unsealed(String line) {
+        if (line.startsWith("{")) {
+            return line;
+        }
+        if (line.length() < 19 || line.charAt(0) != '~' || line.charAt(9) != ' ' || line.charAt(18) != ' ') {
+            return null;
+        }
+        String json = line.substring(19);
+        boolean fits = line.substring(1, 9).equals(String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length));
+        return fits && line.substring(10, 18).equals(EntryCodec.checksum(json)) ? json : null;
+    }
+
+    /**
+     * Appends the blocks of {@code stored} as one write (after the sidecar lines of its system
+     * messages). A file of an older format is first rewritten in the current one (the old file goes to
+     * the archive). An append that would take the file over {@link Builder#maxPreloadBytes} is refused
+     * before anything is written.
+     */
     private void writeEntries(Session s, List<Entry> stored) throws IOException {
         FileLayer.FileStamp stamp = files.stamp(s.md);
-        if (stamp == null || s.validEnd == 0) {
-            files.writeAtomically(s.md, MemoryMdFormat.header(clock.instant(), s.nextIndex())
-                    .getBytes(StandardCharsets.UTF_8));
+        boolean fresh = stamp == null || s.validEnd == 0;
+        if (!fresh && s.format < MemoryMdFormat.FORMAT) {
+            rewrite(s, new ArrayList<>(s.entries), s.fileNext); // migrate: checksummed blocks from now on
+        }
+        StringBuilder text = new StringBuilder();
+        text.append(fresh ? "" : s.separator);
+        for (int i = 0; i < stored.size(); i++) {
+            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
+        }
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        String header = fresh ? MemoryMdFormat.header(clock.instant(), s.nextIndex()) : "";
+        long size = (fresh ? header.getBytes(StandardCharsets.UTF_8).length : s.validEnd) + bytes.length;
+        if (size > maxPreloadBytes) {
+            throw new TooLargeException(s.md, size, maxPreloadBytes, "would be");
+        }
+        if (fresh) {
+            files.writeAtomically(s.md, header.getBytes(StandardCharsets.UTF_8));
             load(s, files.stamp(s.md));
         }
         if (s.tornAt >= 0) {
@@ -555,12 +648,6 @@ public final class MemoryMdSessionStore implements SessionStore {
             s.tornAt = -1;
         }
         appendSidecar(s, stored);
-        StringBuilder text = new StringBuilder();
-        text.append(s.separator);
-        for (int i = 0; i < stored.size(); i++) {
-            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
-        }
-        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
         try {
             files.writeAt(s.md, s.validEnd, bytes, durability == Durability.SYNC);
         } catch (IOException e) {
@@ -583,7 +670,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         StringBuilder lines = new StringBuilder();
         for (Entry e : stored) {
             if (e.message() instanceof SystemMessage) {
-                lines.append(EntryCodec.encodeEntry(e)).append('\n');
+                lines.append(sealedLine(e));
             }
         }
         if (lines.length() == 0) {
@@ -605,20 +692,40 @@ public final class MemoryMdSessionStore implements SessionStore {
      * session's summary block (if it has a summary) and {@code kept}.
      */
     private Optional<Path> rewrite(Session s, List<Entry> kept, long nextIndex) throws IOException {
-        Path archived = null;
-        byte[] current = files.read(s.md);
-        if (current != null) {
-            archived = archive(s, "history", current);
-        }
         StringBuilder text = new StringBuilder(MemoryMdFormat.header(clock.instant(), nextIndex));
         s.state().summary().ifPresent(summary -> text.append(MemoryMdFormat.summaryBlock(summary)));
         for (Entry e : kept) {
             text.append(MemoryMdFormat.block(e, 1, false));
         }
-        files.writeAtomically(s.md, text.toString().getBytes(StandardCharsets.UTF_8));
+        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > maxPreloadBytes) {
+            throw new TooLargeException(s.md, bytes.length, maxPreloadBytes, "would be");
+        }
+        Path archived = null;
+        byte[] current = files.read(s.md);
+        if (current != null) {
+            archived = archive(s, "history", current);
+        }
+        appendSidecar(s, notInSidecar(s, kept));
+        files.writeAtomically(s.md, bytes);
         s.mdStamp = null;
         load(s, files.stamp(s.md));
         return Optional.ofNullable(archived);
+    }
+
+    /** The system messages of {@code entries} that system.jsonl does not hold (new, or written by hand in MEMORY.md). */
+    private List<Entry> notInSidecar(Session s, List<Entry> entries) throws IOException {
+        List<Entry> missing = new ArrayList<>();
+        Map<String, SystemMessage> sidecar = null;
+        for (Entry e : entries) {
+            if (e.message() instanceof SystemMessage) {
+                sidecar = sidecar == null ? readSidecar(s) : sidecar;
+                if (!e.message().equals(sidecar.get(e.id()))) {
+                    missing.add(e);
+                }
+            }
+        }
+        return missing;
     }
 
     /** Writes {@code bytes} to a new, never-colliding {@code archive/<prefix>_<timestamp>[-n].md}. */
@@ -659,6 +766,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         FileLayer.FileStamp stateStamp;
         SessionState fileState = SessionState.EMPTY;
         long fileNext;
+        int format = MemoryMdFormat.FORMAT;
         long validEnd;
         String separator = "";
         long tornAt = -1;
@@ -701,6 +809,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             mdStamp = null;
             fileNext = 0;
+            format = MemoryMdFormat.FORMAT;
             validEnd = 0;
             separator = "";
             tornAt = -1;
@@ -771,7 +880,10 @@ public final class MemoryMdSessionStore implements SessionStore {
             return this;
         }
 
-        /** Largest MEMORY.md loaded; larger files are refused. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default. */
+        /**
+         * Largest MEMORY.md: writes that would make it larger and files that are larger are refused with
+         * {@link TooLargeException}. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default.
+         */
         public Builder maxPreloadBytes(long maxPreloadBytes) {
             this.maxPreloadBytes = maxPreloadBytes;
             return this;

@@ -163,10 +163,23 @@ final class SystemFileLayer implements FileLayer {
 
     @Override
     public AutoCloseable lock(Path lockFile) throws IOException {
-        FileChannel channel = FileChannel.open(lockFile,
-                Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE), FILE_ATTRS);
+        return hold(FileChannel.open(lockFile, Set.of(StandardOpenOption.WRITE, StandardOpenOption.CREATE), FILE_ATTRS),
+                false);
+    }
+
+    @Override
+    public AutoCloseable readLock(Path lockFile) throws IOException {
         try {
-            var lock = channel.lock();
+            return hold(FileChannel.open(lockFile, StandardOpenOption.READ), true);
+        } catch (NoSuchFileException e) {
+            return () -> { };
+        }
+    }
+
+    /** Locks the whole file through {@code channel}; closing the result releases the lock and the channel. */
+    private static AutoCloseable hold(FileChannel channel, boolean shared) throws IOException {
+        try {
+            var lock = channel.lock(0, Long.MAX_VALUE, shared);
             return () -> {
                 try {
                     lock.release();

@@ -5,11 +5,18 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BiPredicate;
 
-/** The real file layer, except that chosen operations on chosen files fail like a full disk would. */
+/**
+ * The real file layer, except that chosen operations on chosen files fail like a full disk would, or
+ * (after {@link #readOnly()}) every write fails like it does on a read-only mount.
+ */
 final class FailingFileLayer implements FileLayer {
+
+    private static final java.util.Set<String> WRITES = java.util.Set.of("createDirectories", "writeAt", "truncate",
+            "writeAtomically", "createNew", "lock", "deleteTree");
 
     private final FileLayer real = FileLayer.system();
     private volatile BiPredicate<String, Path> failWhen = (op, path) -> false;
+    private volatile boolean readOnly;
 
     /** From now on, operation {@code op} ("writeAt", "writeAtomically", "createNew", ...) fails on matching files. */
     void fail(String op, String fileNameStart) {
@@ -20,7 +27,16 @@ final class FailingFileLayer implements FileLayer {
         failWhen = (op, path) -> false;
     }
 
+    /** From now on every write fails as on a read-only mount (opening the lock file for writing too). */
+    FailingFileLayer readOnly() {
+        readOnly = true;
+        return this;
+    }
+
     private void check(String op, Path path) throws IOException {
+        if (readOnly && WRITES.contains(op) && !(op.equals("createDirectories") && real.exists(path))) {
+            throw new java.nio.file.FileSystemException(path.toString(), null, "Read-only file system");
+        }
         if (failWhen.test(op, path)) {
             throw new IOException("No space left on device (simulated " + op + " of " + path.getFileName() + ")");
         }
@@ -50,6 +66,9 @@ final class FailingFileLayer implements FileLayer {
 
     @Override
     public void writeAt(Path file, long position, byte[] data, boolean force) throws IOException {
+        if (readOnly) {
+            check("writeAt", file);
+        }
         if (failWhen.test("writeAt", file)) {
             // a full disk takes part of the write, then fails
             real.writeAt(file, position, java.util.Arrays.copyOf(data, data.length / 2), false);
@@ -78,7 +97,13 @@ final class FailingFileLayer implements FileLayer {
 
     @Override
     public AutoCloseable lock(Path lockFile) throws IOException {
+        check("lock", lockFile);
         return real.lock(lockFile);
+    }
+
+    @Override
+    public AutoCloseable readLock(Path lockFile) throws IOException {
+        return real.readLock(lockFile);
     }
 
     @Override

@@ -91,9 +91,14 @@ class MemoryMdSessionStoreTest {
         store.append("s1", users("And coffee?"));
         // then
         assertThat(messages(entries)).containsExactly(UserMessage.from("I prefer tea."), AiMessage.from("Noted."));
-        assertThat(file("s1")).startsWith(handWritten + "\n### user");
         assertThat(messages(store().read("s1", 0, 10))).containsExactly(UserMessage.from("I prefer tea."),
                 AiMessage.from("Noted."), UserMessage.from("And coffee?"));
+        // the first write rewrote the file in format 2 (checksummed blocks); the hand-written original is archived
+        assertThat(file("s1")).contains("{\"format\":2,").contains("<!-- entry {\"index\":0,\"id\":\"hand-0\"");
+        assertThat(MemoryMdFormat.parse(file("s1"))).hasSize(3);
+        try (Stream<Path> archived = Files.list(dir.resolve("s1/archive"))) {
+            assertThat(archived).singleElement().satisfies(p -> assertThat(Files.readString(p)).isEqualTo(handWritten));
+        }
     }
 
     @Test
@@ -196,8 +201,8 @@ class MemoryMdSessionStoreTest {
         store().append("s1", users("x".repeat(2_000)));
         MemoryMdSessionStore small = MemoryMdSessionStore.builder().directory(dir).maxPreloadBytes(1_000).build();
         // when / then
-        assertThatThrownBy(() -> small.read("s1", 0, 10)).isInstanceOf(StoreException.class)
-                .hasMessageContaining("over the preload limit of 1000 bytes");
+        assertThatThrownBy(() -> small.read("s1", 0, 10)).isInstanceOf(MemoryMdSessionStore.TooLargeException.class)
+                .hasMessageContaining("over the limit of 1000 bytes");
     }
 
     @Test
@@ -214,7 +219,7 @@ class MemoryMdSessionStoreTest {
         MemoryMdSessionStore lenient = MemoryMdSessionStore.builder().directory(dir)
                 .damagePolicy(MemoryMdSessionStore.DamagePolicy.SKIP_DAMAGED_BLOCKS).warningListener(warnings::add).build();
         assertThat(messages(lenient.read("s1", 0, 10))).containsExactly(UserMessage.from("one"), UserMessage.from("three"));
-        assertThat(warnings).singleElement().asString().contains("line 16").contains("block skipped");
+        assertThat(warnings).singleElement().asString().contains("line 16").contains("block set aside");
         assertThat(Files.readString(md)).isEqualTo(damaged);
         MemoryMdSessionStore strict = store();
         strict.delete("s1"); // a damaged session can still be deleted
@@ -227,8 +232,9 @@ class MemoryMdSessionStoreTest {
         // given
         store().append("s1", users("acknowledged"));
         Path md = dir.resolve("s1/MEMORY.md");
-        Files.writeString(md, "### user \u2014 2026-11-29T14:00:00Z\n<!-- entry {\"index\":1,\"id\":\"x\"} -->\n```text\nhal",
-                java.nio.file.StandardOpenOption.APPEND);
+        Entry unacknowledged = new Entry(1, "x", T0, 3, UserMessage.from("half written"), Map.of(), null);
+        String block = MemoryMdFormat.block(unacknowledged, 1, false);
+        Files.writeString(md, block.substring(0, block.indexOf("half") + 3), java.nio.file.StandardOpenOption.APPEND);
         List<String> warnings = new ArrayList<>();
         MemoryMdSessionStore store = MemoryMdSessionStore.builder().directory(dir).clock(clock).warningListener(warnings::add).build();
         // when
@@ -242,6 +248,7 @@ class MemoryMdSessionStoreTest {
         try (Stream<Path> files = Files.list(dir.resolve("s1/archive"))) {
             Path torn = files.filter(p -> p.getFileName().toString().startsWith("torn_")).findFirst().orElseThrow();
             assertThat(Files.readString(torn)).endsWith("```text\nhal");
+            assertThat(Files.readString(torn)).startsWith("### user");
         }
     }
 

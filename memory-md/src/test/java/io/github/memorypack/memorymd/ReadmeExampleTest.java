@@ -7,6 +7,10 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import io.github.memorypack.core.Entry;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,5 +42,16 @@ class ReadmeExampleTest {
 
         assertThat(memories.get("user-42").messages()).hasSize(1); // the summary
         assertThat(store.archiveDirectory("user-42").toFile().list()).hasSize(1);
+    }
+
+    @Test
+    void should_parse_the_file_format_sample_in_the_readme_with_its_checksums() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        int start = readme.indexOf("````markdown\n") + "````markdown\n".length();
+        String sample = readme.substring(start, readme.indexOf("````\n", start));
+
+        assertThat(MemoryMdFormat.parse(sample)).extracting(Entry::message).containsExactly(
+                UserMessage.from("Book a table for two.\n# not a heading"), AiMessage.from("Booked: 8 pm."),
+                ToolExecutionResultMessage.from("call-1", "weather", "sunny"));
     }
 }

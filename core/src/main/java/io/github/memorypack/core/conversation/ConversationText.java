@@ -16,7 +16,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Messages as plain text for people, logs and prompts: {@code [timestamp] Role: content}. Roles are
+ * Messages as plain text for people, logs and prompts: {@code [timestamp] Role: content}, one line per
+ * message (line breaks inside a message are escaped, see {@link #line}). Roles are
  * {@code System}, {@code User}, {@code Assistant}, {@code Tool} and {@code Custom}; non-text contents
  * appear as {@code [image]}, {@code [audio]}…; tool calls as {@code [tool call name(arguments)]}.
  */
@@ -72,12 +73,43 @@ public final class ConversationText {
         return String.valueOf(message);
     }
 
-    /** {@code [timestamp] Role: content}. */
+    /**
+     * {@code [timestamp] Role: content} on exactly one line: in the content a backslash is written
+     * {@code \\}, a line feed {@code \n}, a carriage return {@code \r}, and the other line breaks
+     * (U+000B, U+000C, U+0085, U+2028, U+2029) as a backslash, {@code u} and four hex digits, so no
+     * message text can start a line of its own — a user message cannot forge a
+     * {@code [timestamp] System:} line.
+     */
     public static String line(Entry entry) {
-        return "[" + entry.timestamp() + "] " + role(entry.message().type()) + ": " + text(entry.message());
+        return "[" + entry.timestamp() + "] " + role(entry.message().type()) + ": " + oneLine(text(entry.message()));
     }
 
-    /** One {@link #line} per entry, separated by line breaks. */
+    /** {@code text} with its backslashes and line breaks escaped (see {@link #line}). */
+    static String oneLine(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            String escape;
+            switch (c) {
+                case '\\': escape = "\\\\"; break;
+                case '\n': escape = "\\n"; break;
+                case '\r': escape = "\\r"; break;
+                case '\u000B': case '\u000C': case '\u0085': case '\u2028': case '\u2029':
+                    escape = String.format("\\u%04x", (int) c);
+                    break;
+                default: escape = null;
+            }
+            if (escape != null && out == null) {
+                out = new StringBuilder(text.length() + 16).append(text, 0, i);
+            }
+            if (out != null) {
+                out.append(escape != null ? escape : String.valueOf(c));
+            }
+        }
+        return out == null ? text : out.toString();
+    }
+
+    /** One {@link #line} per entry, separated by line feeds: exactly one line per entry. */
     public static String history(List<Entry> entries) {
         StringBuilder out = new StringBuilder();
         for (Entry e : entries) {

@@ -11,7 +11,9 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,11 +37,14 @@ import org.slf4j.LoggerFactory;
  * <h2>Layout on disk</h2>
  * Per session id (ids are checked by {@link SessionIds} before any I/O, so they are safe file names):
  * <ul>
- *   <li>{@code <id>.jsonl} — the log, append-only, one JSON line per entry (the message in
- *       LangChain4j's own JSON; see {@code EntryCodec}). Every entry of a multi-entry append but the
- *       last carries a {@code "more":n} field that marks where the append ends.</li>
- *   <li>{@code <id>.state.json} — the state ({@link SessionState}): system message, summary,
- *       attributes, version.</li>
+ *   <li>{@code <id>.jsonl} — the log, append-only, one record line per entry:
+ *       {@code ~<length> <crc32c> <json>} (8 hex digits each: the JSON's length in UTF-8 bytes and its
+ *       CRC32C), the JSON being the entry with the message in LangChain4j's own JSON (see
+ *       {@link io.github.memorypack.core.EntryCodec EntryCodec}). Every entry of a multi-entry append but
+ *       the last carries a {@code "more":n} field that marks where the append ends. Lines written before
+ *       checksums (bare JSON) are still read; none may follow a checksummed line.</li>
+ *   <li>{@code <id>.state.json} — the state ({@link SessionState}: system message, summary,
+ *       attributes, version) as one record line.</li>
  *   <li>{@code <id>.jsonl.trimmed} — every entry {@link #trim} or {@link #replace} removed, in
  *       order, so nothing is ever lost.</li>
  *   <li>{@code <id>.lock} — the cross-process lock, also holding two change counters. It stays after
@@ -53,37 +58,47 @@ import org.slf4j.LoggerFactory;
  * <h2>Durability</h2>
  * {@link #append} encodes the whole batch into one buffer, writes it with one write at the end of the
  * log and forces it to disk ({@link FileChannel#force}) before it returns; a new log also gets its
- * folder forced. Its I/O is proportional to the new entries only. Appends that queue up on a session
- * while another one is being written go out together, with one write and one force (group commit),
- * each still a contiguous, all-or-nothing run of lines. State updates, {@link #trim} and
- * {@link #replace} write a temp file, force it, rename it atomically over the old file and force the
- * folder; trim and replace first append the removed entries to the archive and force it. A call that
- * throws {@link StoreException} changed nothing visible (an append that failed is truncated away
- * again). Idempotency keys are rebuilt from the log when a session is first read; {@code trim}
- * keeps the keys of the entries it keeps.
+ * folder forced. So an acknowledged append survives a process crash and a power loss. Its I/O is
+ * proportional to the new entries only. Appends that queue up on a session while another one is
+ * being written go out together, with one write and one force (group commit), each still a
+ * contiguous, all-or-nothing run of lines. State updates, {@link #trim} and {@link #replace} write a
+ * temp file, force it, rename it atomically over the old file and force the folder; trim and replace
+ * first append the removed entries to the archive and force it. A call that throws
+ * {@link StoreException} changed nothing visible (an append that failed is truncated away again).
  *
  * <h2>Locking</h2>
  * Every call on a session holds that session's lock: an in-process lock (shared by all stores of
  * this JVM on the same folder, since a JVM may hold only one OS lock per file) plus an OS file lock
- * ({@link FileChannel#lock()}) on {@code <id>.lock}. Index assignment, idempotency checks and state
- * compare-and-set happen under it, so concurrent appends from threads or processes never lose or
- * interleave each other's batches. Sessions never wait for each other (up to a rare shared in-process
- * lock stripe).
+ * on {@code <id>.lock} — exclusive for calls that write, shared for reads ({@code read},
+ * {@code readLast}, {@code nextIndex}, {@code state}, an append of no entries). Index assignment,
+ * idempotency checks and state compare-and-set happen under the exclusive lock, so concurrent appends
+ * from threads or processes never lose or interleave each other's batches. Reads open the lock file
+ * read-only (without one they take no OS lock) and never write, so they work on a read-only folder,
+ * where writes fail with a {@link StoreException}. Sessions never wait for each other (up to a rare
+ * shared in-process lock stripe).
  *
- * <h2>Caching and other writers</h2>
- * The store caches each session's parsed entries (for up to {@link Builder#maxCachedSessions}
- * sessions, least recently used first out). Under the lock it checks the log's identity and size
- * and the change counters: when another process appended, only the new bytes are parsed; when the
- * log was rewritten, it is read again. Reads therefore cost O(entries returned) when nothing changed.
+ * <h2>Reading from the tail, caching and other writers</h2>
+ * Opening a session reads only the end of its log, backwards from the end until it holds a complete
+ * append, so reopening a session and reading its last entries costs the same at a thousand entries
+ * and at a million. Older entries are read when a call needs them (a read from an earlier index, a
+ * larger {@code readLast}, an idempotency key lookup, trim, replace), backwards again, doubling the
+ * bytes read each time. The store caches what it read for up to {@link Builder#maxCachedSessions}
+ * sessions (least recently used first out). Under the lock it checks the log's identity and size and
+ * the change counters: when another process appended, only the new bytes are parsed; when the log was
+ * rewritten, its tail is read again. Reads therefore cost O(entries returned) when nothing changed.
  *
- * <h2>Recovery</h2>
- * A crash in the middle of an append can leave a torn tail: a last line without its newline, an
- * unparsable last line, or the first lines of a multi-entry append. The first call that touches the
- * session afterwards moves those bytes to {@code <id>.jsonl.torn-<time>}, truncates the log to its
- * last complete append, logs an SLF4J warning and tells the {@link RecoveryListener}. A torn append
- * never returned, so nothing acknowledged is lost. A bad line <em>followed by</em> complete lines is
- * not a torn write: every call on that session then fails with {@link CorruptFileException} naming
- * the file and line, and nothing is skipped.
+ * <h2>Damage and recovery</h2>
+ * Every line is checked (length, checksum, index order, append structure) when it is first read. A
+ * crash in the middle of an append can only leave a torn tail: an unterminated beginning of a record,
+ * zero bytes where a file system extended the file without its data, or the first lines of a
+ * multi-entry append. Reads ignore it; the next write moves those bytes to
+ * {@code <id>.jsonl.torn-<time>}, truncates the log to its last complete append, logs an SLF4J warning
+ * and tells the {@link RecoveryListener}. A torn append never returned, so nothing acknowledged is
+ * lost. Anything else that does not check — a bit flip or an edited letter in any line, the last one
+ * included, a damaged newline, a line without a checksum after checksummed ones — is damage: every
+ * call that reads that line fails with {@link io.github.memorypack.core.CorruptRecordException
+ * CorruptRecordException} naming the file and line, and nothing is skipped, changed or read as other
+ * content until the file is repaired by hand.
  */
 public final class FileSessionStore implements SessionStore {
 
@@ -91,6 +106,8 @@ public final class FileSessionStore implements SessionStore {
     public static final int DEFAULT_MAX_CACHED_SESSIONS = 1_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(FileSessionStore.class);
+    private static final boolean READ = false;
+    private static final boolean WRITE = true;
 
     // A JVM may hold only one FileLock per file (a second attempt throws), so the in-process half of
     // a session lock is shared by every store instance in this JVM: a fixed set of stripes, chosen by
@@ -145,7 +162,7 @@ public final class FileSessionStore implements SessionStore {
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         if (batch.isEmpty()) {
-            return ifExists(sessionId, "append to", List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));
+            return ifExists(sessionId, "append to", READ, List.of(), (s, lease) -> s.appendedWith(lease, idempotencyKey));
         }
         PendingAppend mine = new PendingAppend(batch, idempotencyKey);
         Session session = session(sessionId);
@@ -157,7 +174,7 @@ public final class FileSessionStore implements SessionStore {
             // a thread that held the lock before us may have written our append with its own
             if (!mine.isDone()) {
                 try {
-                    withFileLock(sessionId, "append to", session, recoveries, (s, lease) -> {
+                    withFileLock(sessionId, "append to", WRITE, session, recoveries, (s, lease) -> {
                         s.appendQueued(lease);
                         return null;
                     });
@@ -184,26 +201,26 @@ public final class FileSessionStore implements SessionStore {
             throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
         }
         checkCount("maxCount", maxCount);
-        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
+        return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
     }
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
         checkCount("count", count);
-        return ifExists(sessionId, "read", List.of(), (s, lease) -> s.readLast(lease, count));
+        return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.readLast(lease, count));
     }
 
     @Override
     public long nextIndex(String sessionId) {
         SessionIds.validate(sessionId);
-        return ifExists(sessionId, "read", 0L, Session::nextIndex);
+        return ifExists(sessionId, "read", READ, 0L, Session::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
         SessionIds.validate(sessionId);
-        return ifExists(sessionId, "read the state of", SessionState.EMPTY, Session::state);
+        return ifExists(sessionId, "read the state of", READ, SessionState.EMPTY, Session::state);
     }
 
     @Override
@@ -213,15 +230,15 @@ public final class FileSessionStore implements SessionStore {
         Operation<Optional<SessionState>> cas = (s, lease) -> s.compareAndSetState(lease, expectedVersion, newState);
         // an unknown session is at version 0: any other expected version fails without creating anything
         return expectedVersion == 0
-                ? locked(sessionId, "update the state of", cas)
-                : ifExists(sessionId, "update the state of", Optional.empty(), cas);
+                ? locked(sessionId, "update the state of", WRITE, cas)
+                : ifExists(sessionId, "update the state of", WRITE, Optional.empty(), cas);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         SessionIds.validate(sessionId);
         List<NewEntry> batch = List.copyOf(entries);
-        locked(sessionId, "replace the log of", (s, lease) -> {
+        locked(sessionId, "replace the log of", WRITE, (s, lease) -> {
             s.replace(lease, batch);
             return null;
         });
@@ -230,7 +247,7 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
-        ifExists(sessionId, "trim", null, (s, lease) -> {
+        ifExists(sessionId, "trim", WRITE, null, (s, lease) -> {
             s.trim(lease, beforeIndex);
             return null;
         });
@@ -255,7 +272,7 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        ifExists(sessionId, "delete", null, (s, lease) -> {
+        ifExists(sessionId, "delete", WRITE, null, (s, lease) -> {
             s.delete(lease);
             return null;
         });
@@ -284,21 +301,21 @@ public final class FileSessionStore implements SessionStore {
      * Runs {@code operation} under the session's lock if the session has a log or state file;
      * otherwise returns {@code absent} without creating anything (not even the lock file).
      */
-    private <T> T ifExists(String sessionId, String action, T absent, Operation<T> operation) {
+    private <T> T ifExists(String sessionId, String action, boolean write, T absent, Operation<T> operation) {
         if (!Files.exists(directory.resolve(sessionId + SessionFiles.LOG))
                 && !Files.exists(directory.resolve(sessionId + SessionFiles.STATE))) {
             return absent;
         }
-        return locked(sessionId, action, operation);
+        return locked(sessionId, action, write, operation);
     }
 
-    private <T> T locked(String sessionId, String action, Operation<T> operation) {
+    private <T> T locked(String sessionId, String action, boolean write, Operation<T> operation) {
         ReentrantLock stripe = stripe(sessionId);
         List<Recovery> recoveries = new ArrayList<>(0);
         stripe.lock();
         try {
             // looked up under the lock: whichever instance the cache hands out, one thread uses it at a time
-            return withFileLock(sessionId, action, session(sessionId), recoveries, operation);
+            return withFileLock(sessionId, action, write, session(sessionId), recoveries, operation);
         } finally {
             stripe.unlock();
             report(recoveries);
@@ -309,18 +326,33 @@ public final class FileSessionStore implements SessionStore {
         return STRIPES[Math.floorMod(Objects.hash(directory.toString(), sessionId), STRIPES.length)];
     }
 
-    /** Runs {@code operation} holding the OS lock; the caller holds the session's stripe. */
-    private <T> T withFileLock(String sessionId, String action, Session session, List<Recovery> recoveries,
-                               Operation<T> operation) {
-        try (FileChannel lock = disk.openOrCreate(session.files.lock)) {
-            lock.lock(); // held until the channel closes
-            return operation.apply(session, Lease.of(lock, clock, recoveries));
+    /**
+     * Runs {@code operation} holding the OS lock, exclusive for a write (creating the lock file) and
+     * shared for a read (opening the lock file read-only, so reads work on a read-only folder; without
+     * a lock file there is no writer to wait for). The caller holds the session's stripe.
+     */
+    private <T> T withFileLock(String sessionId, String action, boolean write, Session session,
+                               List<Recovery> recoveries, Operation<T> operation) {
+        try (FileChannel lock = write ? disk.openOrCreate(session.files.lock) : openForReading(session.files.lock)) {
+            if (lock == null) {
+                return operation.apply(session, Lease.unlocked(clock, recoveries));
+            }
+            lock.lock(0, Long.MAX_VALUE, !write); // held until the channel closes
+            return operation.apply(session, Lease.of(lock, write, clock, recoveries));
         } catch (IOException | OverlappingFileLockException e) {
             session.invalidate();
             throw failure(action, sessionId, e);
         } catch (RuntimeException | Error e) {
             session.invalidate();
             throw e;
+        }
+    }
+
+    private static FileChannel openForReading(Path lockFile) throws IOException {
+        try {
+            return FileChannel.open(lockFile, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            return null;
         }
     }
 
@@ -410,7 +442,9 @@ public final class FileSessionStore implements SessionStore {
             }
             Disk disk = Disk.of(directory);
             try {
-                disk.createDirectories(directory);
+                if (!Files.isDirectory(directory)) { // an existing folder may be on a read-only mount
+                    disk.createDirectories(directory);
+                }
                 return new FileSessionStore(this, directory.toRealPath(), disk);
             } catch (IOException e) {
                 throw new StoreException("could not open the session folder " + directory + ": " + e, e);

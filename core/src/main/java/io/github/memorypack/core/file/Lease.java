@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * What a store call holds while it has a session's lock (in-process lock + OS file lock on
  * {@code <id>.lock}): the session's two change counters, kept in the lock file, and the recoveries
- * to report once the lock is released.
+ * to report once the lock is released. A writing call holds the OS lock exclusively; a reading call
+ * holds it shared (or, when the lock file does not exist, not at all) and must not change any file.
  *
  * <p>Why counters: a cached view of a file is checked against the file's identity and size, but
  * a rewritten file may get a recycled inode with the same size. Every rewrite of the log and every
@@ -21,22 +22,28 @@ final class Lease {
     private static final int SIZE = 2 * Long.BYTES;
 
     private final FileChannel lockFile;
+    private final boolean exclusive;
     private final Clock clock;
     private final List<Recovery> recoveries;
     private long logGeneration;
     private long stateGeneration;
 
-    private Lease(FileChannel lockFile, Clock clock, List<Recovery> recoveries, long logGeneration,
-                  long stateGeneration) {
+    private Lease(FileChannel lockFile, boolean exclusive, Clock clock, List<Recovery> recoveries,
+                  long logGeneration, long stateGeneration) {
         this.lockFile = lockFile;
+        this.exclusive = exclusive;
         this.clock = clock;
         this.recoveries = recoveries;
         this.logGeneration = logGeneration;
         this.stateGeneration = stateGeneration;
     }
 
-    /** Reads the counters from a locked lock file (a new, empty one reads as zeros). */
-    static Lease of(FileChannel lockedFile, Clock clock, List<Recovery> recoveries) throws IOException {
+    /**
+     * Reads the counters from a locked lock file (a new, empty one reads as zeros); {@code exclusive}
+     * says whether the lock is held exclusively (a writing call) or shared (a reading call).
+     */
+    static Lease of(FileChannel lockedFile, boolean exclusive, Clock clock, List<Recovery> recoveries)
+            throws IOException {
         ByteBuffer buffer = ByteBuffer.allocate(SIZE);
         long at = 0;
         while (buffer.hasRemaining()) {
@@ -47,10 +54,23 @@ final class Lease {
             at += n;
         }
         if (buffer.hasRemaining()) {
-            return new Lease(lockedFile, clock, recoveries, 0, 0);
+            return new Lease(lockedFile, exclusive, clock, recoveries, 0, 0);
         }
         buffer.flip();
-        return new Lease(lockedFile, clock, recoveries, buffer.getLong(), buffer.getLong());
+        return new Lease(lockedFile, exclusive, clock, recoveries, buffer.getLong(), buffer.getLong());
+    }
+
+    /**
+     * A reading call's lease when the session has no lock file (a folder copied without it, or one
+     * only ever read): no writer of this store has touched the session, so there is nothing to wait for.
+     */
+    static Lease unlocked(Clock clock, List<Recovery> recoveries) {
+        return new Lease(null, false, clock, recoveries, 0, 0);
+    }
+
+    /** True for a writing call: only then may files change. */
+    boolean exclusive() {
+        return exclusive;
     }
 
     long logGeneration() {
@@ -80,6 +100,9 @@ final class Lease {
     }
 
     private void write() throws IOException {
+        if (!exclusive) {
+            throw new IllegalStateException("a reading call must not change the session's files");
+        }
         ByteBuffer buffer = ByteBuffer.allocate(SIZE).putLong(logGeneration).putLong(stateGeneration);
         buffer.flip();
         Disk.writeFully(lockFile, buffer, 0);

@@ -30,7 +30,7 @@ class ConversationsReadmeExampleTest {
         Conversations.forkAtTurn(store, id.key(), 3, "what-if");     // first 3 turns into a new session; source untouched
         List<Entry> hits = Conversations.search(store, id.key(), "tea");                 // case-insensitive, full log
         Map<ChatMessageType, RoleCount> counts = Conversations.countByRole(store, id.key(), Tokenizers.o200k());
-        String text = Conversations.historyAsText(store, id.key());  // "[2026-11-29T10:00:00Z] User: Hi" per line
+        String text = Conversations.historyAsText(store, id.key());  // "[2026-11-29T10:00:00Z] User: Hi", one line each
         List<MemoryId> anasSessions = MemoryId.sessionsOf(store, "acme", "ana");
         // --- README example end
 

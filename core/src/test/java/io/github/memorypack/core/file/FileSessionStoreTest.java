@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.CorruptRecordException;
 import io.github.memorypack.core.Entry;
 
 import io.github.memorypack.core.NewEntry;
@@ -55,18 +56,25 @@ class FileSessionStoreTest {
     // ------------------------------------------------------------------ torn tails
 
     @Test
-    void should_set_aside_and_report_torn_tail_when_last_line_has_no_newline() throws IOException {
+    void should_ignore_on_read_then_set_aside_on_write_and_report_torn_tail_when_last_line_has_no_newline()
+            throws IOException {
         FileSessionStore store = open();
         store.append("s", texts("a", "b"));
         Path log = folder().resolve("s.jsonl");
         byte[] good = Files.readAllBytes(log);
-        String torn = "{\"index\":2,\"id\":\"x\",\"ts\":\"2026-";
+        byte[] next = Records.encode("{\"index\":2,\"id\":\"x\",\"ts\":\"2026-03-04T05:06:07.123Z\"}");
+        String torn = new String(next, 0, 30, UTF_8);
         Files.writeString(log, torn, StandardOpenOption.APPEND);
 
         List<Entry> read = open().read("s", 0, 10);
+        byte[] afterRead = Files.readAllBytes(log);
+        FileSessionStore writer = open();
+        writer.compareAndSetState("s", 0, SessionState.EMPTY);
+        writer.append("s", texts("c"));
 
         assertThat(texts(read)).containsExactly("a", "b");
-        assertThat(Files.readAllBytes(log)).isEqualTo(good);
+        assertThat(afterRead).hasSize(good.length + torn.length());
+        assertThat(texts(open().read("s", 0, 10))).containsExactly("a", "b", "c");
         assertThat(recoveries).singleElement().satisfies(r -> {
             assertThat(r.sessionId()).isEqualTo("s");
             assertThat(r.file()).isEqualTo(log.toRealPath());
@@ -80,17 +88,17 @@ class FileSessionStoreTest {
     }
 
     @Test
-    void should_set_aside_last_line_when_it_is_complete_but_unparsable() throws IOException {
+    void should_set_aside_zero_bytes_when_a_file_system_extended_the_log_without_its_data() throws IOException {
         FileSessionStore store = open();
         store.append("s", texts("a"));
         Path log = folder().resolve("s.jsonl");
-        Files.write(log, new byte[] {0, 0, 0, 0, '\n'}, StandardOpenOption.APPEND);
+        Files.write(log, new byte[] {0, 0, 0, 0, 0}, StandardOpenOption.APPEND);
 
         FileSessionStore reopened = open();
 
         assertThat(reopened.nextIndex("s")).isEqualTo(1);
-        assertThat(recoveries).singleElement().satisfies(r -> assertThat(r.length()).isEqualTo(5));
         assertThat(reopened.append("s", texts("b"))).extracting(Entry::index).containsExactly(1L);
+        assertThat(recoveries).singleElement().satisfies(r -> assertThat(r.length()).isEqualTo(5));
         assertThat(texts(open().read("s", 0, 10))).containsExactly("a", "b");
         assertThat(recoveries).hasSize(1);
     }
@@ -109,19 +117,19 @@ class FileSessionStoreTest {
         FileSessionStore reopened = open();
 
         assertThat(texts(reopened.read("s", 0, 10))).containsExactly("a");
-        assertThat(Files.size(log)).isEqualTo(before);
+        assertThat(reopened.append("s", texts("c"))).extracting(Entry::index).containsExactly(1L);
         assertThat(recoveries).singleElement().satisfies(r -> {
             assertThat(r.lineNumber()).isEqualTo(2);
+            assertThat(r.offset()).isEqualTo(before);
             assertThat(Files.readAllLines(r.setAsideTo())).containsExactly(lines.get(1), lines.get(2));
         });
-        assertThat(reopened.append("s", texts("c"))).extracting(Entry::index).containsExactly(1L);
     }
 
     @Test
     void should_set_aside_torn_tail_when_another_process_left_it_after_this_store_cached_the_log() throws IOException {
         FileSessionStore store = open();
         store.append("s", texts("a"));
-        Files.writeString(folder().resolve("s.jsonl"), "{\"ind", StandardOpenOption.APPEND);
+        Files.writeString(folder().resolve("s.jsonl"), "~0000", StandardOpenOption.APPEND);
 
         assertThat(store.append("s", texts("b"))).extracting(Entry::index).containsExactly(1L);
 
@@ -132,12 +140,13 @@ class FileSessionStoreTest {
     @Test
     void should_not_fail_the_call_when_recovery_listener_throws() throws IOException {
         open().append("s", texts("a"));
-        Files.writeString(folder().resolve("s.jsonl"), "{", StandardOpenOption.APPEND);
+        Files.writeString(folder().resolve("s.jsonl"), "~", StandardOpenOption.APPEND);
         FileSessionStore store = FileSessionStore.builder().directory(folder()).onRecovery(r -> {
             throw new IllegalStateException("listener bug");
         }).build();
 
-        assertThat(texts(store.read("s", 0, 10))).containsExactly("a");
+        assertThat(store.append("s", texts("b"))).extracting(Entry::index).containsExactly(1L);
+        assertThat(texts(store.read("s", 0, 10))).containsExactly("a", "b");
     }
 
     // ------------------------------------------------------------------ corruption
@@ -151,7 +160,7 @@ class FileSessionStoreTest {
         store.append("s", texts("c"));
         Path log = folder().resolve("s.jsonl");
         List<String> lines = new ArrayList<>(Files.readAllLines(log));
-        lines.set(1, "{\"index\":1, this is not json");
+        lines.set(1, lines.get(1).replace("\"b\"", "\"B\""));
         Files.write(log, lines);
         byte[] corrupt = Files.readAllBytes(log);
 
@@ -160,13 +169,10 @@ class FileSessionStoreTest {
                 s -> s.read("s", 0, 10), s -> s.readLast("s", 1), s -> s.nextIndex("s"),
                 s -> s.append("s", texts("d")), s -> s.trim("s", 1), s -> s.replace("s", texts("x")))) {
             assertThatThrownBy(() -> call.accept(reopened))
-                    .isInstanceOfSatisfying(CorruptFileException.class, e -> {
-                        assertThat(e.lineNumber()).isEqualTo(2);
-                        assertThat(e.file().getFileName().toString()).isEqualTo("s.jsonl");
-                    })
+                    .isInstanceOfSatisfying(CorruptRecordException.class,
+                        e -> assertThat(e.location()).contains("s.jsonl, line 2"))
                     .isInstanceOf(StoreException.class)
-                    .hasMessageContaining("s.jsonl")
-                    .hasMessageContaining("line 2");
+                    .hasMessageContaining("checksum mismatch");
         }
 
         assertThat(Files.readAllBytes(log)).isEqualTo(corrupt);
@@ -184,17 +190,19 @@ class FileSessionStoreTest {
         Files.write(log, List.of(lines.get(0), lines.get(2), lines.get(1)));
 
         assertThatThrownBy(() -> open().read("s", 0, 10))
-                .isInstanceOfSatisfying(CorruptFileException.class, e -> assertThat(e.lineNumber()).isEqualTo(2));
+                .isInstanceOfSatisfying(CorruptRecordException.class, e -> assertThat(e.location()).contains("line 2"));
     }
 
     @Test
     void should_fail_with_typed_error_when_state_file_is_unreadable() throws IOException {
         open().compareAndSetState("s", 0, SessionState.EMPTY.withAttributes(Map.of("k", "v")));
-        Files.writeString(folder().resolve("s.state.json"), "{\"version\":");
+        Path file = folder().resolve("s.state.json");
+        Files.writeString(file, Files.readString(file).replace("\"v\"", "\"w\""));
 
         assertThatThrownBy(() -> open().state("s"))
-                .isInstanceOfSatisfying(CorruptFileException.class,
-                        e -> assertThat(e.file().getFileName().toString()).isEqualTo("s.state.json"));
+                .isInstanceOfSatisfying(CorruptRecordException.class,
+                        e -> assertThat(e.location()).contains("s.state.json"))
+                .hasMessageContaining("checksum mismatch");
     }
 
     // ------------------------------------------------------------------ bad ids
@@ -291,7 +299,7 @@ class FileSessionStoreTest {
 
         assertThat(texts(reader.read("s", 0, 10))).containsExactly("aaaa", "bbbb", "cccc");
         assertThat(texts(reader.readLast("s", 1))).containsExactly("cccc");
-        assertThatThrownBy(() -> open().read("s", 0, 10)).isInstanceOf(CorruptFileException.class);
+        assertThatThrownBy(() -> open().read("s", 0, 10)).isInstanceOf(CorruptRecordException.class);
     }
 
     @Test
@@ -362,7 +370,7 @@ class FileSessionStoreTest {
         FileSessionStore store = open();
         store.append("s", texts("a", "b", "c"));
         store.trim("s", 1);
-        Files.writeString(folder().resolve("s.jsonl.trimmed"), "{\"index\":1,\"id", StandardOpenOption.APPEND);
+        Files.writeString(folder().resolve("s.jsonl.trimmed"), "~000001", StandardOpenOption.APPEND);
 
         open().trim("s", 2);
 
@@ -379,8 +387,8 @@ class FileSessionStoreTest {
         store.append("s", texts("a", "b"));
         store.compareAndSetState("s", 0, SessionState.EMPTY.withAttributes(Map.of("k", "v")));
         store.trim("s", 1);
-        Files.writeString(folder().resolve("s.jsonl"), "{", StandardOpenOption.APPEND);
-        open().read("s", 0, 1);
+        Files.writeString(folder().resolve("s.jsonl"), "~", StandardOpenOption.APPEND);
+        open().append("s", texts("c"));
 
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(folder()))).isEqualTo("rwx------");
         try (Stream<Path> files = Files.list(folder())) {
@@ -415,8 +423,8 @@ class FileSessionStoreTest {
         store.append("s.jsonl.torn-x", texts("other"));
         store.compareAndSetState("s", 0, SessionState.EMPTY);
         store.trim("s", 1);
-        Files.writeString(folder().resolve("s.jsonl"), "{", StandardOpenOption.APPEND);
-        open().read("s", 0, 1);
+        Files.writeString(folder().resolve("s.jsonl"), "~", StandardOpenOption.APPEND);
+        open().append("s", texts("c"));
 
         store.delete("s");
 
@@ -474,7 +482,7 @@ class FileSessionStoreTest {
 
     private List<Entry> archived(String sessionId) throws IOException {
         return Files.readAllLines(folder().resolve(sessionId + ".jsonl.trimmed"), UTF_8).stream()
-                .map(EntryCodec::decodeEntry).collect(Collectors.toList());
+                .map(line -> EntryCodec.decodeEntry(line.substring(Records.HEADER))).collect(Collectors.toList());
     }
 
     private static List<String> listing(Path folder) throws IOException {

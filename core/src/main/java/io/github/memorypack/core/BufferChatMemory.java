@@ -19,7 +19,7 @@ import java.util.function.Function;
  * it); the conversation is shown from its first message on, a greeting before the first user
  * message included; an AI message with tool calls is shown with exactly its results; an
  * interrupted tool call is repaired. Optionally, with {@link Builder#contextTokens}, every view
- * bigger than a context size in tokens is reported to an {@link OverflowListener} (by default it
+ * bigger than a context size in tokens is reported to an {@link MemoryListener} (by default it
  * logs a warning) — the buffer still shows everything; pick a window or summary memory to cut.
  *
  * <p>{@link #add} appends (one atomic append per call, safe with concurrent requests on the same
@@ -41,7 +41,7 @@ public final class BufferChatMemory implements ChatMemory {
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
         ViewRules rules = settings.rules();
         this.contextTokens = contextTokens;
-        this.engine = new MemoryEngine(settings.sessionMemory(rules, contextTokens != null), this::view, null);
+        this.engine = new MemoryEngine(settings.sessionMemory(rules, contextTokens != null, "buffer"), this::view, null);
         currentLimit();
     }
 
@@ -159,9 +159,12 @@ public final class BufferChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         */
+        public Builder listener(MemoryListener listener) {
+            settings.listener(listener);
             return this;
         }
 

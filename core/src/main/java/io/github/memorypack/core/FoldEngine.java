@@ -135,6 +135,7 @@ final class FoldEngine {
      */
     void turnFinished() {
         if (!takeTrigger()) {
+            memory.listener().onFoldSkipped(memory.sessionId(), memory.strategy());
             return;
         }
         Slot mine = new Slot();
@@ -236,6 +237,7 @@ final class FoldEngine {
         }
         long foldFrom = from;
         String text;
+        long started = System.nanoTime();
         try {
             text = summarize(previousText, List.copyOf(messages));
         } catch (SummarizationException e) {
@@ -270,6 +272,8 @@ final class FoldEngine {
             }
         }
         succeeded();
+        memory.listener().onFold(new MemoryListener.Fold(memory.sessionId(), memory.strategy(), messages.size(),
+                inputTokens, outputTokens, java.time.Duration.ofNanos(System.nanoTime() - started)));
         if (settings.accounting() != null) {
             settings.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
         }
@@ -338,7 +342,7 @@ final class FoldEngine {
         if (settings.accounting() != null) {
             settings.accounting().recordSummarizationFailure(memory.sessionId());
         }
-        settings.failureListener().onFailure(new SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
+        memory.listener().onSummaryFailure(new MemoryListener.SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
     }
 
     /** The running fold of a session: asked to look again, or finished. Guarded by its own lock. */

@@ -68,7 +68,7 @@ public final class MemoryMdChatMemory implements ChatMemory {
         this.preload = preload;
         this.timestamps = timestamps;
         this.maxPreload = maxPreload;
-        this.engine = new MemoryEngine(settings.sessionMemory(settings.rules(), false), this::view, null);
+        this.engine = new MemoryEngine(settings.sessionMemory(settings.rules(), false, "memory-md"), this::view, null);
     }
 
     /** Records where the preloaded messages end, before this memory first writes or reads the session. */
@@ -306,9 +306,12 @@ public final class MemoryMdChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         */
+        public Builder listener(MemoryListener listener) {
+            settings.listener(listener);
             return this;
         }
 

@@ -4,7 +4,12 @@ import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.function.Function;
 
 /**
@@ -27,7 +32,7 @@ final class MemorySettings {
     private Object id = DEFAULT_ID;
     private SessionStore store;
     private TokenCountEstimator tokenizer;
-    private OverflowListener overflowListener = OverflowListener.logging();
+    private final List<MemoryListener> listeners = new ArrayList<>();
     private Retention retention = Retention.keepAll();
     private int toolResultPreviewTokens = UNSET;
     private int keepImagesInNewest = UNSET;
@@ -74,13 +79,57 @@ final class MemorySettings {
         return tokenizer;
     }
 
-    void overflowListener(OverflowListener listener) {
-        this.overflowListener = Objects.requireNonNull(listener, "overflowListener");
+    void listener(MemoryListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    OverflowListener overflowListener() {
-        return overflowListener;
+    /** The listeners added, as one that never throws; {@link MemoryListener#logging()} when none was added. */
+    MemoryListener listener() {
+        return listeners.isEmpty() ? MemoryListener.logging() : combined(listeners);
     }
+
+    /** Calls every listener, catching what one throws so a memory's caller never sees it. */
+    static MemoryListener combined(List<MemoryListener> listeners) {
+        List<MemoryListener> all = List.copyOf(listeners);
+        Logger log = LoggerFactory.getLogger(MemoryListener.class);
+        return new MemoryListener() {
+            private void each(Consumer<MemoryListener> call) {
+                for (MemoryListener listener : all) {
+                    try {
+                        call.accept(listener);
+                    } catch (RuntimeException e) {
+                        log.warn("memory listener {} threw; ignored", listener, e);
+                    }
+                }
+            }
+
+            @Override
+            public void onView(ViewShown view) {
+                each(l -> l.onView(view));
+            }
+
+            @Override
+            public void onOverflow(Overflow overflow) {
+                each(l -> l.onOverflow(overflow));
+            }
+
+            @Override
+            public void onFold(Fold fold) {
+                each(l -> l.onFold(fold));
+            }
+
+            @Override
+            public void onSummaryFailure(MemoryListener.SummaryFailure failure) {
+                each(l -> l.onSummaryFailure(failure));
+            }
+
+            @Override
+            public void onFoldSkipped(String sessionId, String strategy) {
+                each(l -> l.onFoldSkipped(sessionId, strategy));
+            }
+        };
+    }
+
 
     void retention(Retention retention) {
         this.retention = Objects.requireNonNull(retention, "retention");
@@ -137,9 +186,9 @@ final class MemorySettings {
      * was set, when the strategy needs them ({@code strategyCounts}) or when the rules do; otherwise
      * they carry {@link Entry#UNKNOWN_TOKENS} and nothing is tokenized.
      */
-    SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts) {
+    SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts, String strategy) {
         boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
-        return new SessionMemory(id, this, rules, counts ? rules.tokenizer() : null);
+        return new SessionMemory(id, this, rules, counts ? rules.tokenizer() : null, strategy);
     }
 
     /** A copy sharing the same store (resolving the default store first, so copies share it) and view cache. */
@@ -148,7 +197,7 @@ final class MemorySettings {
         copy.id = id;
         copy.store = store();
         copy.tokenizer = tokenizer;
-        copy.overflowListener = overflowListener;
+        copy.listeners.addAll(listeners);
         copy.retention = retention;
         copy.toolResultPreviewTokens = toolResultPreviewTokens;
         copy.keepImagesInNewest = keepImagesInNewest;

@@ -37,7 +37,8 @@ final class SessionMemory {
     private final TokenCountEstimator tokenizer;
     private final ViewRules rules;
     private final Retention retention;
-    private final OverflowListener listener;
+    private final MemoryListener listener;
+    private final String strategy;
     private final Clock clock;
     private final Duration openTurnTimeout;
     private final ViewCache cache;
@@ -46,14 +47,15 @@ final class SessionMemory {
     private volatile long firstRetained = -1;
     private volatile boolean tagged;
 
-    SessionMemory(Object id, MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer) {
+    SessionMemory(Object id, MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
         this.id = Objects.requireNonNull(id, "id");
         this.sessionId = SessionIds.of(id);
         this.store = settings.store();
         this.tokenizer = tokenizer;
         this.rules = rules;
         this.retention = settings.retention();
-        this.listener = settings.overflowListener();
+        this.listener = settings.listener();
+        this.strategy = strategy;
         this.clock = settings.clock();
         this.openTurnTimeout = settings.openTurnTimeout();
         this.cache = settings.viewCache();
@@ -292,12 +294,40 @@ final class SessionMemory {
         return Dialogue.of(state, entries, true, context(RequestScope.active()));
     }
 
-    /** Reports the view's overflow, if any, and applies retention below what the view shows. */
+    MemoryListener listener() {
+        return listener;
+    }
+
+    String strategy() {
+        return strategy;
+    }
+
+    /** Tells the listener about the view (and its overflow, if any), and applies retention below what it shows. */
     void afterView(View view) {
+        listener.onView(new MemoryListener.ViewShown(sessionId, strategy, view.messages().size(), tokens(view)));
         view.overflow(sessionId).ifPresent(listener::onOverflow);
         if (view.firstIndex() >= 0) {
             retain(view.firstIndex());
         }
+    }
+
+    /** The view's size in tokens from stored counts (its own when it counted tokens), or -1 without counts. */
+    private long tokens(View view) {
+        if (view.limit().countsTokens()) {
+            return view.size();
+        }
+        if (tokenizer == null) {
+            return -1;
+        }
+        long tokens = rules.replyTokens();
+        List<ChatMessage> messages = view.messages();
+        List<Entry> sources = view.sources();
+        for (int i = 0; i < messages.size(); i++) {
+            Entry source = sources.get(i);
+            tokens += source != null && source.hasTokenCount() && source.message() == messages.get(i)
+                    ? source.tokenCount() : tokenizer.estimateTokenCountInMessage(messages.get(i));
+        }
+        return tokens;
     }
 
     /** A mutable copy of the view's messages, after {@link #afterView}. */

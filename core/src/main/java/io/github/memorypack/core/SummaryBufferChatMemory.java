@@ -37,7 +37,7 @@ import java.util.function.Function;
  *
  * <p><b>Failures change nothing.</b> A summarizer that throws, times out, or returns {@code null},
  * blank text or more than {@code maxSummaryTokens} tokens, leaves summary and log as they were: every
- * message stays in the log, the {@link SummaryFailureListener} is told, and the fold is tried again
+ * message stays in the log, the {@link MemoryListener} is told, and the fold is tried again
  * at a later turn (after k failures in a row, 2^(k-1) − 1 turns are skipped first, at most 31).
  *
  * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}; with an
@@ -63,7 +63,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
     private SummaryBufferChatMemory(MemorySettings settings, SummarySettings summarySettings,
                                     Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark,
                                     TokenAccounting calibration, Function<Object, Integer> contextTokens) {
-        SessionMemory memory = settings.sessionMemory(settings.rules(), true);
+        SessionMemory memory = settings.sessionMemory(settings.rules(), true, "summary-buffer");
         Object id = settings.id();
         this.contextTokens = contextTokens;
         this.folds = new FoldEngine(memory, summarySettings, policy(id, maxTokens, lowWatermark, calibration));
@@ -297,12 +297,6 @@ public final class SummaryBufferChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told about failed folds; default {@link SummaryFailureListener#logging()}. */
-        public Builder failureListener(SummaryFailureListener listener) {
-            summarySettings.failureListener(listener);
-            return this;
-        }
-
         /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
         public Builder tokenAccounting(TokenAccounting accounting) {
             summarySettings.accounting(accounting);
@@ -340,9 +334,12 @@ public final class SummaryBufferChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         */
+        public Builder listener(MemoryListener listener) {
+            settings.listener(listener);
             return this;
         }
 

@@ -29,7 +29,7 @@ import java.util.function.Function;
  *
  * <p><b>Failures change nothing.</b> A summarizer that throws, times out ({@link Builder#summarizerTimeout}),
  * or returns {@code null}, blank text or more than {@code maxSummaryTokens} tokens, leaves summary
- * and log as they were: every message stays visible, the {@link SummaryFailureListener} is told, and
+ * and log as they were: every message stays visible, the {@link MemoryListener} is told, and
  * the fold is tried again at a later turn (after k failures in a row, 2^(k-1) − 1 turns are skipped
  * first, at most 31). With {@link Builder#contextTokens} the request never grows past a ceiling
  * meanwhile: the oldest closed turns are cut from the view and the overflow is reported.
@@ -60,7 +60,7 @@ public final class SummaryChatMemory implements ChatMemory {
 
     private SummaryChatMemory(MemorySettings settings, SummarySettings summarySettings, int foldEveryTurns,
                               Function<Object, Integer> contextTokens) {
-        SessionMemory memory = settings.sessionMemory(settings.rules(), true); // folding adds up stored counts
+        SessionMemory memory = settings.sessionMemory(settings.rules(), true, "summary"); // folding adds up stored counts
         this.contextTokens = contextTokens;
         this.folds = new FoldEngine(memory, summarySettings, spans -> {
             // the longest prefix of closed turns that can end cleanly, once enough of them wait; the newest
@@ -211,12 +211,6 @@ public final class SummaryChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told about failed folds; default {@link SummaryFailureListener#logging()}. */
-        public Builder failureListener(SummaryFailureListener listener) {
-            summarySettings.failureListener(listener);
-            return this;
-        }
-
         /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
         public Builder tokenAccounting(TokenAccounting accounting) {
             summarySettings.accounting(accounting);
@@ -264,9 +258,12 @@ public final class SummaryChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         */
+        public Builder listener(MemoryListener listener) {
+            settings.listener(listener);
             return this;
         }
 

@@ -7,7 +7,7 @@ import java.util.concurrent.Executor;
 
 /**
  * The options both summarizing memories share (summarizer, summary cap, inline or background
- * folding, summarizer timeout, failure listener, token accounting), checked when they are set.
+ * folding, summarizer timeout, token accounting), checked when they are set.
  * Mutable, like the builders that hold it.
  */
 final class SummarySettings {
@@ -20,7 +20,6 @@ final class SummarySettings {
     private Summarizer summarizer;
     private Integer maxSummaryTokens;
     private Executor executor;
-    private SummaryFailureListener failureListener = SummaryFailureListener.logging();
     private TokenAccounting accounting;
     private Duration timeout = DEFAULT_TIMEOUT;
     private Clock clock = Clock.systemUTC();
@@ -61,14 +60,6 @@ final class SummarySettings {
     /** The background executor, or {@code null} for inline folding. */
     Executor executor() {
         return executor;
-    }
-
-    void failureListener(SummaryFailureListener listener) {
-        this.failureListener = Objects.requireNonNull(listener, "failureListener");
-    }
-
-    SummaryFailureListener failureListener() {
-        return failureListener;
     }
 
     void accounting(TokenAccounting accounting) {
@@ -112,7 +103,6 @@ final class SummarySettings {
         copy.summarizer = summarizer;
         copy.maxSummaryTokens = maxSummaryTokens;
         copy.executor = executor;
-        copy.failureListener = failureListener;
         copy.accounting = accounting;
         copy.timeout = timeout;
         copy.clock = clock;

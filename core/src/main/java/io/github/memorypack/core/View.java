@@ -106,8 +106,8 @@ final class View {
         return limit.unit() != null && size > limit.value();
     }
 
-    Optional<Overflow> overflow(String sessionId) {
-        return overLimit() ? Optional.of(new Overflow(sessionId, limit.unit(), limit.value(), size))
+    Optional<MemoryListener.Overflow> overflow(String sessionId) {
+        return overLimit() ? Optional.of(new MemoryListener.Overflow(sessionId, limit.unit(), limit.value(), size))
                 : Optional.empty();
     }
 

@@ -164,7 +164,7 @@ final class ViewRules {
         List<ChatMessage> pinned = pinned(dialogue.system, dialogue.summary);
         ChatMessage summaryMessage = dialogue.summary == null ? null : pinned.get(pinned.size() - 1);
         boolean tokens = limit.countsTokens();
-        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
+        boolean countTurns = limit.unit() == MemoryListener.Overflow.Unit.TURNS;
         long pinnedSize = tokens ? pinnedTokens(pinned) : countTurns ? 0 : pinned.size();
         long size = pinnedSize;
 
@@ -319,7 +319,7 @@ final class ViewRules {
                 add(s, ToolExecutionResultMessage.from(pending.request, Dialogue.INTERRUPTED_TOOL_RESULT), null, tokens);
             }
         }
-        if (limit.unit() == Overflow.Unit.TURNS) {
+        if (limit.unit() == MemoryListener.Overflow.Unit.TURNS) {
             s.size = 1;
         } else if (!tokens) {
             s.size = s.messages.size();
@@ -412,7 +412,7 @@ final class ViewRules {
         int turnTo = moved ? tail.turnTo - tail.turnFrom : tail.turnTo;
         int messageTo = moved ? tail.messageTo - tail.messageFrom() : tail.messageTo;
         long total = tail.total;
-        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
+        boolean countTurns = limit.unit() == MemoryListener.Overflow.Unit.TURNS;
         boolean tokens = limit.countsTokens();
         for (Entry entry : appended) {
             ChatMessage message = entry.message();

@@ -29,7 +29,7 @@ import java.util.function.Function;
  *   <li>an AI message with tool calls is shown with exactly its results; an interrupted tool call is
  *       repaired; a call still running is shown once its results are in;</li>
  *   <li>the newest turn and every open turn (a request still in progress) are always shown, even
- *       over the limit, and then the {@link OverflowListener} is told (by default it logs a warning);</li>
+ *       over the limit, and then the {@link MemoryListener} is told (by default it logs a warning);</li>
  *   <li>{@code maxTokens} counts a request as the tokenizer does, using the count stored with each
  *       message when it was added: a turn never re-counts history.</li>
  * </ul>
@@ -50,13 +50,13 @@ public final class WindowChatMemory implements ChatMemory {
     static final int FIRST_TOKEN_READ = 64;
 
     private final MemoryEngine engine;
-    private final Overflow.Unit unit;
+    private final MemoryListener.Overflow.Unit unit;
     private final Function<Object, Integer> limit;
     private volatile ViewLimit lastLimit;
 
-    private WindowChatMemory(MemorySettings settings, Overflow.Unit unit, Function<Object, Integer> limit) {
+    private WindowChatMemory(MemorySettings settings, MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
         ViewRules rules = settings.rules();
-        SessionMemory memory = settings.sessionMemory(rules, unit == Overflow.Unit.TOKENS);
+        SessionMemory memory = settings.sessionMemory(rules, unit == MemoryListener.Overflow.Unit.TOKENS, "window");
         this.unit = unit;
         this.limit = limit;
         this.engine = new MemoryEngine(memory, this::view, null);
@@ -169,7 +169,7 @@ public final class WindowChatMemory implements ChatMemory {
     public static final class Builder {
 
         private final MemorySettings settings = new MemorySettings();
-        private Overflow.Unit unit;
+        private MemoryListener.Overflow.Unit unit;
         private Function<Object, Integer> limit;
         private int limitsSet;
 
@@ -193,22 +193,22 @@ public final class WindowChatMemory implements ChatMemory {
 
         /** Shows at most {@code maxMessages} messages, the pinned system message included. */
         public Builder maxMessages(int maxMessages) {
-            return fixed(Overflow.Unit.MESSAGES, maxMessages);
+            return fixed(MemoryListener.Overflow.Unit.MESSAGES, maxMessages);
         }
 
         /** {@link #maxMessages(int)} decided per memory id, checked when a memory is built and at every read. */
         public Builder dynamicMaxMessages(Function<Object, Integer> maxMessages) {
-            return dynamic(Overflow.Unit.MESSAGES, maxMessages);
+            return dynamic(MemoryListener.Overflow.Unit.MESSAGES, maxMessages);
         }
 
         /** Shows at most {@code maxTurns} turns (a user message and what belongs to it). */
         public Builder maxTurns(int maxTurns) {
-            return fixed(Overflow.Unit.TURNS, maxTurns);
+            return fixed(MemoryListener.Overflow.Unit.TURNS, maxTurns);
         }
 
         /** {@link #maxTurns(int)} decided per memory id. */
         public Builder dynamicMaxTurns(Function<Object, Integer> maxTurns) {
-            return dynamic(Overflow.Unit.TURNS, maxTurns);
+            return dynamic(MemoryListener.Overflow.Unit.TURNS, maxTurns);
         }
 
         /**
@@ -216,24 +216,24 @@ public final class WindowChatMemory implements ChatMemory {
          * messages and reply priming) with the {@link #tokenizer} (default: {@link Tokenizers#o200k()}).
          */
         public Builder maxTokens(int maxTokens) {
-            return fixed(Overflow.Unit.TOKENS, maxTokens);
+            return fixed(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
         /** {@link #maxTokens(int)} counted with {@code tokenizer}, as LangChain4j's {@code TokenWindowChatMemory}. */
         public Builder maxTokens(int maxTokens, TokenCountEstimator tokenizer) {
             tokenizer(tokenizer);
-            return fixed(Overflow.Unit.TOKENS, maxTokens);
+            return fixed(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
         /** {@link #maxTokens(int)} decided per memory id. */
         public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens) {
-            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+            return dynamic(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
         /** {@link #dynamicMaxTokens(Function)} counted with {@code tokenizer}. */
         public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens, TokenCountEstimator tokenizer) {
             tokenizer(tokenizer);
-            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+            return dynamic(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
         /**
@@ -250,9 +250,12 @@ public final class WindowChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
-        public Builder overflowListener(OverflowListener listener) {
-            settings.overflowListener(listener);
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         */
+        public Builder listener(MemoryListener listener) {
+            settings.listener(listener);
             return this;
         }
 
@@ -330,7 +333,7 @@ public final class WindowChatMemory implements ChatMemory {
         public ChatMemoryProvider provider() {
             checkOneLimit();
             MemorySettings snapshot = settings.copy();
-            Overflow.Unit providerUnit = unit;
+            MemoryListener.Overflow.Unit providerUnit = unit;
             Function<Object, Integer> providerLimit = limit;
             return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit);
         }
@@ -342,16 +345,16 @@ public final class WindowChatMemory implements ChatMemory {
             }
         }
 
-        private static String name(Overflow.Unit unit) {
-            return unit == Overflow.Unit.MESSAGES ? "maxMessages" : unit == Overflow.Unit.TURNS ? "maxTurns" : "maxTokens";
+        private static String name(MemoryListener.Overflow.Unit unit) {
+            return unit == MemoryListener.Overflow.Unit.MESSAGES ? "maxMessages" : unit == MemoryListener.Overflow.Unit.TURNS ? "maxTurns" : "maxTokens";
         }
 
-        private Builder fixed(Overflow.Unit unit, int value) {
+        private Builder fixed(MemoryListener.Overflow.Unit unit, int value) {
             MemorySettings.atLeast(value, 1, name(unit));
             return dynamic(unit, id -> value);
         }
 
-        private Builder dynamic(Overflow.Unit unit, Function<Object, Integer> limit) {
+        private Builder dynamic(MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
             Objects.requireNonNull(limit, name(unit));
             if (this.unit != unit) {
                 limitsSet++;

@@ -58,9 +58,9 @@ class BufferChatMemoryTest {
     @Test
     void should_report_without_cutting_when_view_passes_context_size() {
         // given
-        List<Overflow> reports = new ArrayList<>();
+        List<MemoryListener.Overflow> reports = new ArrayList<>();
         BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).contextTokens(20)
-                .overflowListener(reports::add).build();
+                .listener(MemoryListener.onOverflow(reports::add)).build();
         memory.add(UserMessage.from("short"));
         assertThat(memory.messages()).hasSize(1);
         assertThat(reports).isEmpty();
@@ -72,7 +72,7 @@ class BufferChatMemoryTest {
         // then
         assertThat(view).hasSize(2);
         int tokens = Tokenizers.o200k().estimateTokenCountInMessages(view);
-        assertThat(reports).containsExactly(new Overflow("s", Overflow.Unit.TOKENS, 20, tokens));
+        assertThat(reports).containsExactly(new MemoryListener.Overflow("s", MemoryListener.Overflow.Unit.TOKENS, 20, tokens));
     }
 
     @Test

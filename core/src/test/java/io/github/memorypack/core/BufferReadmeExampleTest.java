@@ -20,7 +20,7 @@ class BufferReadmeExampleTest {
                 .id("user-42")
                 .chatMemoryStore(store)
                 .contextTokens(128_000)
-                .overflowListener(overflow -> System.err.println("too long for the model: " + overflow))
+                .listener(MemoryListener.onOverflow(overflow -> System.err.println("too long for the model: " + overflow)))
                 .build();
         memory.add(SystemMessage.from("You are a helpful assistant."));
         memory.add(UserMessage.from("Hello!"));

@@ -51,7 +51,7 @@ class ConcurrentFoldTest {
                 active.decrementAndGet();
             }
         };
-        List<SummaryFailure> failures = Collections.synchronizedList(new ArrayList<>());
+        List<MemoryListener.SummaryFailure> failures = Collections.synchronizedList(new ArrayList<>());
         ExecutorService folds = Executors.newFixedThreadPool(3);
         ExecutorService writers = Executors.newFixedThreadPool(THREADS);
         CountDownLatch start = new CountDownLatch(1);
@@ -62,7 +62,7 @@ class ConcurrentFoldTest {
             int thread = t;
             done.add(writers.submit(() -> {
                 SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("shared").chatMemoryStore(store)
-                        .summarizer(summarizer).maxBufferTokens(150).executor(folds).failureListener(failures::add).build();
+                        .summarizer(summarizer).maxBufferTokens(150).executor(folds).listener(MemoryListener.onSummaryFailure(failures::add)).build();
                 start.await();
                 for (int i = 0; i < TURNS_PER_THREAD; i++) {
                     memory.add(SYSTEM);
@@ -81,7 +81,7 @@ class ConcurrentFoldTest {
         writers.shutdown();
         // one more turn once every concurrent turn is closed: now a fold can take everything but it
         SummaryBufferChatMemory last = SummaryBufferChatMemory.builder().id("shared").chatMemoryStore(store)
-                .summarizer(summarizer).maxBufferTokens(150).executor(folds).failureListener(failures::add).build();
+                .summarizer(summarizer).maxBufferTokens(150).executor(folds).listener(MemoryListener.onSummaryFailure(failures::add)).build();
         last.add(UserMessage.from("question last about the plan for the trip"));
         last.add(AiMessage.from("answer last with a few details on the plan"));
         folds.shutdown();

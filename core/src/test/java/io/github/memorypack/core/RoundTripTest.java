@@ -40,9 +40,9 @@ class RoundTripTest {
     static Stream<Arguments> strategies() {
         Function<SessionStore, ChatMemory> buffer = s -> BufferChatMemory.builder().id("s").chatMemoryStore(s).build();
         Function<SessionStore, ChatMemory> window = s -> WindowChatMemory.builder().id("s").chatMemoryStore(s)
-                .maxMessages(6).overflowListener(OverflowListener.ignore()).build();
+                .maxMessages(6).listener(MemoryListener.NONE).build();
         Function<SessionStore, ChatMemory> tokens = s -> WindowChatMemory.builder().id("s").chatMemoryStore(s)
-                .maxTokens(120).overflowListener(OverflowListener.ignore()).build();
+                .maxTokens(120).listener(MemoryListener.NONE).build();
         Function<SessionStore, ChatMemory> summary = s -> SummaryChatMemory.builder().id("s").chatMemoryStore(s)
                 .summarizer(Summarizer.extractive(200)).build();
         Function<SessionStore, ChatMemory> summaryBuffer = s -> SummaryBufferChatMemory.builder().id("s")
@@ -229,8 +229,8 @@ class RoundTripTest {
         SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("s").chatMemoryStore(store)
                 .summarizer((previous, messages) -> {
                     throw new IllegalStateException("model down");
-                }).maxBufferTokens(200).contextTokens(600).failureListener(f -> { })
-                .overflowListener(OverflowListener.ignore()).build();
+                }).maxBufferTokens(200).contextTokens(600).listener(MemoryListener.NONE)
+                .listener(MemoryListener.NONE).build();
 
         // when / then
         for (int i = 0; i < 300; i++) {
@@ -251,7 +251,7 @@ class RoundTripTest {
                         Thread.currentThread().interrupt();
                     }
                     return "never";
-                }).summarizerTimeout(Duration.ofMillis(300)).failureListener(f -> { }).build();
+                }).summarizerTimeout(Duration.ofMillis(300)).listener(MemoryListener.NONE).build();
 
         // when
         long start = System.nanoTime();

@@ -17,9 +17,9 @@ class SessionMemoryTest {
         settings.id(id);
         settings.store(store);
         settings.retention(retention);
-        settings.overflowListener(OverflowListener.ignore());
+        settings.listener(MemoryListener.NONE);
         settings.viewCacheSize(10);
-        return settings.sessionMemory(settings.rules(), false);
+        return settings.sessionMemory(settings.rules(), false, "test");
     }
 
     private static List<ChatMessage> one(ChatMessage message) {
@@ -80,7 +80,7 @@ class SessionMemoryTest {
         settings.id("c");
         settings.store(store);
         settings.tokenizer(Tokenizers.o200k());
-        SessionMemory counting = settings.sessionMemory(settings.rules(), false);
+        SessionMemory counting = settings.sessionMemory(settings.rules(), false, "test");
 
         // when
         counting.add(one(UserMessage.from("hello there")));

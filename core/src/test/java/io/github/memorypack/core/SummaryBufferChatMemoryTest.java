@@ -25,11 +25,11 @@ class SummaryBufferChatMemoryTest {
 
     private final SessionStore store = InMemorySessionStore.create();
     private final RecordingSummarizer summarizer = new RecordingSummarizer();
-    private final List<SummaryFailure> failures = new ArrayList<>();
+    private final List<MemoryListener.SummaryFailure> failures = new ArrayList<>();
 
     private SummaryBufferChatMemory.Builder memory(int maxTokens) {
         return SummaryBufferChatMemory.builder().id("s1").chatMemoryStore(store).summarizer(summarizer).maxBufferTokens(maxTokens)
-                .failureListener(failures::add);
+                .listener(MemoryListener.onSummaryFailure(failures::add));
     }
 
     /** A scripted turn whose length varies with n (10 to 60 words per message). */
@@ -161,7 +161,7 @@ class SummaryBufferChatMemoryTest {
         }
 
         // then: no summary, every message still there, in order, starting with the system message
-        assertThat(failures).singleElement().extracting(SummaryFailure::reason).isEqualTo(failure.reason);
+        assertThat(failures).singleElement().extracting(MemoryListener.SummaryFailure::reason).isEqualTo(failure.reason);
         assertThat(memory.summary()).isEmpty();
         List<ChatMessage> view = memory.messages();
         assertThat(view.get(0)).isEqualTo(SYSTEM);

@@ -53,7 +53,7 @@ class SummaryBufferPropertiesTest {
             return "summary " + folds.size();
         };
         SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("p").chatMemoryStore(store).summarizer(summarizer)
-                .maxBufferTokens(maxTokens).failureListener(f -> { }).build();
+                .maxBufferTokens(maxTokens).listener(MemoryListener.NONE).build();
         List<ChatMessage> added = new ArrayList<>();
 
         int n = 0;

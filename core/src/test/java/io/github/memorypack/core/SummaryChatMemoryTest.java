@@ -25,11 +25,11 @@ class SummaryChatMemoryTest {
 
     private final SessionStore store = InMemorySessionStore.create();
     private final RecordingSummarizer summarizer = new RecordingSummarizer();
-    private final List<SummaryFailure> failures = new ArrayList<>();
+    private final List<MemoryListener.SummaryFailure> failures = new ArrayList<>();
 
     private SummaryChatMemory.Builder memory() {
         return SummaryChatMemory.builder().id("s1").chatMemoryStore(store).summarizer(summarizer).clock(CLOCK)
-                .failureListener(failures::add);
+                .listener(MemoryListener.onSummaryFailure(failures::add));
     }
 
     private static void turn(SummaryChatMemory memory, int n) {
@@ -247,7 +247,7 @@ class SummaryChatMemoryTest {
 
         // then: attempts at turns 2, 3, 5 and 9 only (turn 1 has nothing to fold); every message still visible
         assertThat(summarizer.calls()).hasSize(4);
-        assertThat(failures).extracting(SummaryFailure::consecutiveFailures).containsExactly(1, 2, 3, 4);
+        assertThat(failures).extracting(MemoryListener.SummaryFailure::consecutiveFailures).containsExactly(1, 2, 3, 4);
         assertThat(memory.messages()).hasSize(1 + 16 * 2);
         assertThat(memory.summary()).isEmpty();
     }
@@ -345,7 +345,7 @@ class SummaryChatMemoryTest {
         memory.add(AiMessage.from("answer 1"));
 
         // then: the answer is stored, the failure reported, no summary
-        assertThat(failures).singleElement().extracting(SummaryFailure::cause)
+        assertThat(failures).singleElement().extracting(MemoryListener.SummaryFailure::cause)
                 .isInstanceOf(io.github.memorypack.core.StoreException.class);
         assertThat(store.getMessages("s1")).containsExactly(UserMessage.from("question 1"), AiMessage.from("answer 1"));
         assertThat(store.state("s1").summary()).isEmpty();

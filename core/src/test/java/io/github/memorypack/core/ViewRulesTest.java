@@ -184,7 +184,7 @@ class ViewRulesTest {
         // then
         assertThat(view.messages()).hasSize(5).startsWith(SYSTEM, UserMessage.from("weather?"));
         assertThat(view.overLimit()).isTrue();
-        assertThat(view.overflow("s")).contains(new Overflow("s", Overflow.Unit.MESSAGES, 3, 5));
+        assertThat(view.overflow("s")).contains(new MemoryListener.Overflow("s", MemoryListener.Overflow.Unit.MESSAGES, 3, 5));
     }
 
     @Test

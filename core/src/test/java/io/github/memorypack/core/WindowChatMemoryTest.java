@@ -57,9 +57,9 @@ class WindowChatMemoryTest {
     @Test
     void should_keep_newest_turn_and_report_overflow_when_it_alone_exceeds_the_limit() {
         // given
-        List<Overflow> reports = new ArrayList<>();
+        List<MemoryListener.Overflow> reports = new ArrayList<>();
         WindowChatMemory memory = WindowChatMemory.builder().id("s1").chatMemoryStore(store).maxMessages(2)
-                .overflowListener(reports::add).build();
+                .listener(MemoryListener.onOverflow(reports::add)).build();
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c1").name("time").arguments("{}").build();
         memory.add(UserMessage.from("what time is it?"));
         memory.add(AiMessage.from(call));
@@ -71,7 +71,7 @@ class WindowChatMemoryTest {
 
         // then
         assertThat(view).hasSize(4);
-        assertThat(reports).containsExactly(new Overflow("s1", io.github.memorypack.core.Overflow.Unit.MESSAGES, 2, 4));
+        assertThat(reports).containsExactly(new MemoryListener.Overflow("s1", MemoryListener.Overflow.Unit.MESSAGES, 2, 4));
     }
 
     @Test
@@ -158,7 +158,7 @@ class WindowChatMemoryTest {
     void should_read_further_back_when_newest_turn_is_longer_than_the_first_read() {
         // given: one turn of 1 + 2 * 15 messages in a window of 3 messages
         WindowChatMemory memory = WindowChatMemory.builder().id("s1").chatMemoryStore(store).maxMessages(3)
-                .overflowListener(o -> { }).build();
+                .listener(MemoryListener.NONE).build();
         memory.add(UserMessage.from("old"));
         memory.add(AiMessage.from("old answer"));
         memory.add(UserMessage.from("check all 15 shops"));

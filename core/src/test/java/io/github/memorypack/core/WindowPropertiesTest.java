@@ -30,18 +30,18 @@ class WindowPropertiesTest {
     @Property(tries = 200)
     void should_keep_every_view_rule_when_operations_are_random(
             @ForAll @Size(max = 50) List<@IntRange(min = 0, max = 599) Integer> ops,
-            @ForAll Overflow.Unit unit, @ForAll @IntRange(min = 1, max = 12) int size) {
+            @ForAll MemoryListener.Overflow.Unit unit, @ForAll @IntRange(min = 1, max = 12) int size) {
         // given
-        int limit = unit == Overflow.Unit.TOKENS ? 30 + size * 25 : size;
+        int limit = unit == MemoryListener.Overflow.Unit.TOKENS ? 30 + size * 25 : size;
         InMemorySessionStore store = InMemorySessionStore.create();
         InMemorySessionStore trimmedStore = InMemorySessionStore.create();
-        List<Overflow> overflows = new ArrayList<>();
+        List<MemoryListener.Overflow> overflows = new ArrayList<>();
         WindowChatMemory memory = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(store)
-                .overflowListener(overflows::add));
+                .listener(MemoryListener.onOverflow(overflows::add)));
         WindowChatMemory trimmed = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(trimmedStore)
-                .retention(Retention.keepLast(1)).overflowListener(o -> { }));
+                .retention(Retention.keepLast(1)).listener(MemoryListener.NONE));
         WindowChatMemory other = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(store)
-                .overflowListener(o -> { }));
+                .listener(MemoryListener.NONE));
         Model model = new Model();
 
         for (int op : ops) {
@@ -88,7 +88,7 @@ class WindowPropertiesTest {
         }
     }
 
-    private static WindowChatMemory window(Overflow.Unit unit, int limit, WindowChatMemory.Builder builder) {
+    private static WindowChatMemory window(MemoryListener.Overflow.Unit unit, int limit, WindowChatMemory.Builder builder) {
         switch (unit) {
             case MESSAGES:
                 return builder.maxMessages(limit).build();
@@ -99,8 +99,8 @@ class WindowPropertiesTest {
         }
     }
 
-    private static void assertRules(List<ChatMessage> view, Model model, Overflow.Unit unit, int limit,
-                                    List<Overflow> overflows) {
+    private static void assertRules(List<ChatMessage> view, Model model, MemoryListener.Overflow.Unit unit, int limit,
+                                    List<MemoryListener.Overflow> overflows) {
         int start = 0;
         if (model.system != null) {
             assertThat(view.get(0)).as("system first").isEqualTo(model.system);
@@ -134,7 +134,7 @@ class WindowPropertiesTest {
                 break;
         }
         if (measured > limit) {
-            assertThat(overflows).as("overflow reported").containsExactly(new Overflow("s", unit, limit, measured));
+            assertThat(overflows).as("overflow reported").containsExactly(new MemoryListener.Overflow("s", unit, limit, measured));
             // over the limit only with what can never be cut: the newest turn and open turns (requests in progress)
             List<List<ChatMessage>> turns = turnsOf(conversation);
             for (List<ChatMessage> turn : turns.subList(0, turns.size() - 1)) {

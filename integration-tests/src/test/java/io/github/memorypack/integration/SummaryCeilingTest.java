@@ -1,5 +1,6 @@
 package io.github.memorypack.integration;
 
+import io.github.memorypack.core.MemoryListener;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -11,7 +12,6 @@ import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryChatMemory;
-import io.github.memorypack.core.SummaryFailureListener;
 import io.github.memorypack.core.SummaryBufferChatMemory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ class SummaryCeilingTest extends ShopTestBase {
         Summarizer failing = (previous, messages) -> {
             throw new IllegalStateException("summarizer model unavailable");
         };
-        ChatMemoryProvider memories = provider(strategy, failing, failure -> failures.incrementAndGet(),
+        ChatMemoryProvider memories = provider(strategy, failing, MemoryListener.onSummaryFailure(failure -> failures.incrementAndGet()),
                 "contextTokens", int.class, CONTEXT_TOKENS);
         List<Integer> sizes = Collections.synchronizedList(new ArrayList<>());
         ChatModelListener sizer = new ChatModelListener() {
@@ -95,7 +95,7 @@ class SummaryCeilingTest extends ShopTestBase {
             }
             return "never returned in time";
         };
-        ChatMemoryProvider memories = provider(strategy, hanging, SummaryFailureListener.logging(),
+        ChatMemoryProvider memories = provider(strategy, hanging, MemoryListener.logging(),
                 "summarizerTimeout", Duration.class, Duration.ofMillis(200));
         Shop.Assistant assistant = Shop.assistant(server, memories, tools).build();
 
@@ -112,15 +112,15 @@ class SummaryCeilingTest extends ShopTestBase {
     }
 
     /** The strategy's provider with {@code option(value)} set: an option issue 9 asks for (see {@link PlannedOptions}). */
-    private ChatMemoryProvider provider(Strategy strategy, Summarizer summarizer, SummaryFailureListener listener,
+    private ChatMemoryProvider provider(Strategy strategy, Summarizer summarizer, MemoryListener listener,
                                         String option, Class<?> type, Object value) {
         if (strategy == Strategy.SUMMARY) {
             SummaryChatMemory.Builder builder = SummaryChatMemory.builder().chatMemoryStore(store).summarizer(summarizer)
-                    .failureListener(listener);
+                    .listener(listener);
             return PlannedOptions.set(builder, option, type, value).provider();
         }
         SummaryBufferChatMemory.Builder builder = SummaryBufferChatMemory.builder().chatMemoryStore(store).summarizer(summarizer)
-                .failureListener(listener).maxBufferTokens(Strategy.SUMMARY_BUFFER_LIMIT);
+                .listener(listener).maxBufferTokens(Strategy.SUMMARY_BUFFER_LIMIT);
         return PlannedOptions.set(builder, option, type, value).provider();
     }
 }

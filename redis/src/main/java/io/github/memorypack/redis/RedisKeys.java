@@ -18,6 +18,8 @@ final class RedisKeys {
     static final String LOG = "log";
     static final String BATCHES = "keys";
     static final String STATE = "state";
+    /** Write tokens: {@code <prefix>{<id>}:op:<token>}, strings that expire on their own (see {@link RedisScripts}). */
+    static final String TOKEN = "op:";
 
     private final String prefix;
     private final String metaPattern;
@@ -35,9 +37,20 @@ final class RedisKeys {
         return prefix + '{' + sessionId + "}:" + part;
     }
 
-    /** The keys every script gets, in the order the scripts use: log, meta, idempotency batches, state. */
+    /** The keys a writing script gets, in the order the scripts use: log, meta, idempotency batches, state. */
     List<String> all(String sessionId) {
         return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE));
+    }
+
+    /** {@link #all} followed by the key of a write token. */
+    List<String> all(String sessionId, String token) {
+        return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE),
+                key(sessionId, TOKEN + token));
+    }
+
+    /** The keys a reading script gets: log, meta. */
+    List<String> logAndMeta(String sessionId) {
+        return List.of(key(sessionId, LOG), key(sessionId, META));
     }
 
     /** SCAN pattern matching the meta key of every session of this store, and nothing wider. */

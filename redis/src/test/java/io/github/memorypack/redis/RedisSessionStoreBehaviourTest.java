@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.CorruptRecordException;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InvalidSessionIdException;
 import io.github.memorypack.core.NewEntry;
@@ -11,6 +12,7 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.EntryCodec;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,13 +60,18 @@ abstract class RedisSessionStoreBehaviourTest {
     }
 
     @Test
-    void should_store_one_list_line_per_entry_in_the_core_codec_when_appending() {
+    void should_store_one_checksummed_record_per_entry_in_the_core_codec_when_appending() {
         // when
         List<Entry> stored = store.append("s1", batch("a", "b"));
 
-        // then
-        assertThat(client.lrange(prefix + "{s1}:log", 0, -1))
-                .containsExactly(EntryCodec.encodeEntry(stored.get(0)), EntryCodec.encodeEntry(stored.get(1)));
+        // then: {"index":N,"crc":"<CRC32C of the rest>"<rest of the core codec's line>
+        List<String> records = client.lrange(prefix + "{s1}:log", 0, -1);
+        assertThat(records).hasSize(2);
+        for (int i = 0; i < 2; i++) {
+            String line = EntryCodec.encodeEntry(stored.get(i));
+            String body = line.substring(("{\"index\":" + i).length());
+            assertThat(records.get(i)).isEqualTo("{\"index\":" + i + ",\"crc\":\"" + EntryCodec.checksum(body) + "\"" + body);
+        }
         assertThat(client.hget(prefix + "{s1}:meta", "base")).isEqualTo("0");
         assertThat(stored).extracting(Entry::index).containsExactly(0L, 1L);
     }
@@ -147,14 +154,125 @@ abstract class RedisSessionStoreBehaviourTest {
     }
 
     @Test
-    void should_throw_store_exception_when_a_stored_line_is_unreadable() {
+    void should_throw_corrupt_record_exception_when_a_stored_record_is_unreadable() {
         // given
         store.append("s", batch("a"));
         client.rpush(prefix + "{s}:log", "{\"index\":1,\"garbage\":true}");
 
         // when / then
-        assertThatThrownBy(() -> store.read("s", 0, 10)).isInstanceOf(StoreException.class)
-                .hasMessageContaining("unreadable entry in session 's'");
+        assertThatThrownBy(() -> store.read("s", 0, 10)).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("Redis list " + prefix + "{s}:log, entry 1");
+        assertThat(texts(store.read("s", 0, 1))).containsExactly("a");
+    }
+
+    @Test
+    void should_read_records_and_states_written_before_checksums_when_they_have_none() {
+        // given: what the store wrote before it added checksums
+        Entry old = new Entry(0, Entry.newId(), Instant.parse("2025-01-01T00:00:00Z"), 3, UserMessage.from("old"),
+                Map.of(), null);
+        client.rpush(prefix + "{legacy}:log", EntryCodec.encodeEntry(old));
+        client.hset(prefix + "{legacy}:meta", "base", "0");
+        SessionState state = SessionState.EMPTY.withAttributes(Map.of("a", "b")).withVersion(4);
+        client.hset(prefix + "{legacy}:state", Map.of("version", "4", "json", EntryCodec.encodeState(state)));
+
+        // when
+        List<Entry> appended = store.append("legacy", batch("new"));
+
+        // then
+        assertThat(store.read("legacy", 0, 10)).containsExactly(old, appended.get(0));
+        assertThat(store.readLast("legacy", 1)).containsExactly(appended.get(0));
+        assertThat(store.state("legacy")).isEqualTo(state);
+        assertThat(store.compareAndSetState("legacy", 4, state)).isPresent();
+        assertThat(client.hget(prefix + "{legacy}:state", "crc")).isNotNull();
+    }
+
+    @Test
+    void should_throw_corrupt_record_exception_when_records_are_reordered_or_the_state_disagrees() {
+        // given
+        store.append("s", batch("a", "b", "c"));
+        store.compareAndSetState("s", 0, SessionState.EMPTY.withAttributes(Map.of("k", "v")));
+        List<String> records = client.lrange(prefix + "{s}:log", 0, -1);
+
+        // when: two intact records swap places; the state's version field is changed
+        client.lset(prefix + "{s}:log", 0, records.get(1));
+        client.lset(prefix + "{s}:log", 1, records.get(0));
+        client.hset(prefix + "{s}:state", "version", "7");
+
+        // then
+        assertThatThrownBy(() -> store.read("s", 0, 10)).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("holds index 1 where 0 belongs");
+        assertThatThrownBy(() -> store.readLast("s", 3)).isInstanceOf(CorruptRecordException.class);
+        assertThat(texts(store.readLast("s", 1))).containsExactly("c");
+        assertThatThrownBy(() -> store.state("s")).isInstanceOf(CorruptRecordException.class)
+                .hasMessageContaining("differs from the version field 7");
+    }
+
+    @Test
+    void should_keep_a_write_token_for_the_deduplication_window_but_report_no_key_when_appending_without_one() {
+        // when
+        List<Entry> stored = store.append("s", batch("a", "b"));
+
+        // then: the token is the first entry's id, stored under the session's hash tag with its own expiry
+        String token = prefix + "{s}:op:" + stored.get(0).id();
+        assertThat(client.get(token)).isEqualTo("0");
+        assertThat(client.pttl(token)).isBetween(1L, RedisSessionStore.DEFAULT_DEDUPLICATION_WINDOW.toMillis());
+        assertThat(store.read("s", 0, 10)).allSatisfy(e -> assertThat(e.idempotencyKey()).isEmpty());
+        assertThat(store.sessions()).containsExactly("s");
+    }
+
+    @Test
+    void should_apply_a_write_once_when_the_same_call_reaches_redis_twice() {
+        // given: the scripts exactly as the store sends them, each sent twice with the same write token
+        RedisKeys names = new RedisKeys(prefix);
+        byte[] ttl = bytes("0");
+        byte[] window = bytes("60000");
+        List<byte[]> appendArgs = List.of(ttl, window, new byte[0], bytes(RedisRecords.tail(
+                new Entry(0, Entry.newId(), Instant.EPOCH, 1, UserMessage.from("once"), Map.of(), null))));
+        List<byte[]> casArgs = List.of(ttl, window, bytes("0"), bytes("1"),
+                bytes(EntryCodec.encodeState(SessionState.EMPTY.withVersion(1))),
+                bytes(EntryCodec.checksum(EntryCodec.encodeState(SessionState.EMPTY.withVersion(1)))));
+
+        // when / then: the repeat returns the first outcome and changes nothing
+        assertThat(twice(RedisScripts.APPEND, names.all("r", "t1"), appendArgs))
+                .allSatisfy(reply -> assertThat(reply.get(1)).isEqualTo(bytes("0")));
+        store.append("r", batch("after"));
+        assertThat(twice(RedisScripts.APPEND, names.all("r", "t1"), appendArgs).get(1).get(0)).isEqualTo(2L);
+        assertThat(texts(store.read("r", 0, 10))).containsExactly("once", "after");
+
+        assertThat(twiceNumber(RedisScripts.COMPARE_AND_SET_STATE, names.all("r", "t2"), casArgs)).containsExactly(1L, 1L);
+        assertThat(store.state("r").version()).isEqualTo(1);
+
+        store.append("r", batch("x", "y"));
+        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t3"), List.of(ttl, window, bytes("2"))))
+                .containsExactly(2L, 2L);
+        store.append("r", batch("z"));
+        // a trim past the end; its repeat, after another append, must not remove that append
+        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t4"), List.of(ttl, window, bytes("99"))))
+                .containsExactly(3L, 3L);
+        List<Entry> kept = store.append("r", batch("kept"));
+        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t4"), List.of(ttl, window, bytes("99"))))
+                .containsExactly(3L, 3L);
+        assertThat(store.read("r", 0, 10)).containsExactly(kept.get(0));
+        assertThat(kept.get(0).index()).isEqualTo(5);
+
+        twiceNumber(RedisScripts.DELETE, names.all("r", "t5"), List.of(ttl, window));
+        List<Entry> afterDelete = store.append("r", batch("new life"));
+        twiceNumber(RedisScripts.DELETE, names.all("r", "t5"), List.of(ttl, window));
+        assertThat(store.read("r", 0, 10)).isEqualTo(afterDelete);
+    }
+
+    private List<List<?>> twice(LuaScript script, List<String> keys, List<byte[]> args) {
+        List<byte[]> raw = keys.stream().map(RedisSessionStoreBehaviourTest::bytes).toList();
+        return List.of((List<?>) script.run(client, raw, args), (List<?>) script.run(client, raw, args));
+    }
+
+    private List<Long> twiceNumber(LuaScript script, List<String> keys, List<byte[]> args) {
+        List<byte[]> raw = keys.stream().map(RedisSessionStoreBehaviourTest::bytes).toList();
+        return List.of((Long) script.run(client, raw, args), (Long) script.run(client, raw, args));
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

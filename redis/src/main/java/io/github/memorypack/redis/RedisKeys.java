@@ -18,8 +18,10 @@ final class RedisKeys {
     static final String LOG = "log";
     static final String BATCHES = "keys";
     static final String STATE = "state";
-    /** Write tokens: {@code <prefix>{<id>}:op:<token>}, strings that expire on their own (see {@link RedisScripts}). */
-    static final String TOKEN = "op:";
+    /** Recent write tokens and their outcomes (see {@link RedisScripts}). */
+    static final String OPS = "ops";
+    /** When each recent write token was recorded. */
+    static final String OPS_AT = "ops-at";
 
     private final String prefix;
     private final String metaPattern;
@@ -37,15 +39,10 @@ final class RedisKeys {
         return prefix + '{' + sessionId + "}:" + part;
     }
 
-    /** The keys a writing script gets, in the order the scripts use: log, meta, idempotency batches, state. */
+    /** The keys a writing script gets, in the order the scripts use: log, meta, batches, state, ops, ops-at. */
     List<String> all(String sessionId) {
-        return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE));
-    }
-
-    /** {@link #all} followed by the key of a write token. */
-    List<String> all(String sessionId, String token) {
         return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE),
-                key(sessionId, TOKEN + token));
+                key(sessionId, OPS), key(sessionId, OPS_AT));
     }
 
     /** The keys a reading script gets: log, meta. */

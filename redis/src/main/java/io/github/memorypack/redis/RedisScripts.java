@@ -1,26 +1,29 @@
 package io.github.memorypack.redis;
 
 /**
- * The store's Lua scripts. Writing scripts get the four keys of one session (same hash tag, so one
+ * The store's Lua scripts. Writing scripts get the six keys of one session (same hash tag, so one
  * cluster slot): KEYS[1] log (list of entry records), KEYS[2] meta (hash: base = index of the first
  * retained entry), KEYS[3] idempotency batches (hash: caller key -> "firstIndex:count"), KEYS[4]
- * state (hash: version, json, crc), and usually a fifth, KEYS[5], the call's <em>write token</em>
- * (a string key, see below). Reading scripts get KEYS[1] and KEYS[2] only: naming fewer keys keeps
- * them answerable from one node for longer while their slot migrates. Writing scripts take ARGV[1]
- * = TTL in milliseconds (0 = none), refreshed on the four session keys, and ARGV[2] = how long the
- * token is kept, in milliseconds.
+ * state (hash: version, json, crc), KEYS[5] ops (hash: write token -> outcome) and KEYS[6] ops-at
+ * (sorted set: write token -> server time in ms). Reading scripts get KEYS[1] and KEYS[2] only:
+ * naming fewer keys keeps them answerable from one node for longer while their slot migrates.
+ * Writing scripts take ARGV[1] = TTL in milliseconds (0 = none), refreshed on the first four keys,
+ * ARGV[2] = how long write tokens are kept, in milliseconds, and ARGV[3] = the call's write token
+ * ('' = none).
  *
  * <p><b>Write tokens</b> make every write safe to send twice. The client picks a random token per
- * call and keeps it across its retries (and Jedis' resends). The script that writes also stores the
- * token with the call's outcome, in the same atomic step; a script that finds its token already
- * there changes nothing and returns that outcome. Tokens expire on their own after ARGV[2] ms, so
- * they cost memory only for recent writes. An append under a caller's idempotency key needs no
+ * call and keeps it across its retries (and Jedis' resends). The script that writes also records
+ * the token with the call's outcome, in the same atomic step; a script that finds its token already
+ * there changes nothing and returns that outcome. Each write drops up to 16 tokens older than
+ * ARGV[2] (by the server's clock), and both token keys expire ARGV[2] after the session's last
+ * write, so tokens cost memory only for recent writes, and two keys per session however many
+ * writes there are (a slot migrates key by key). An append under a caller's idempotency key needs no
  * token: the key does the same, for as long as the entries exist.
  *
- * <p>When a script finds that its work was already done, it still writes once (a no-op rewrite)
- * before returning, so that a {@code WAIT} sent afterwards on the same connection waits for the
- * replication of that earlier write: Redis 7.2+ advances a connection's replication offset only
- * when the connection writes.
+ * <p>When a script finds that its work was already done, it still writes once (it refreshes the
+ * tokens' expiry) before returning, so that a {@code WAIT} sent afterwards on the same connection
+ * waits for the replication of that earlier write: Redis 7.2+ advances a connection's replication
+ * offset only when the connection writes.
  *
  * <p>Why the order of commands matters: Redis does not roll back a script that fails half way, so
  * every script reads and checks first, and its first write is the one that may be refused
@@ -56,25 +59,36 @@ final class RedisScripts {
               return tonumber(redis.call('HGET', KEYS[2], 'base') or '0')
             end
             local function done()
-              if #KEYS < 5 then return nil end
-              local outcome = redis.call('GET', KEYS[5])
+              if ARGV[3] == '' then return nil end
+              local outcome = redis.call('HGET', KEYS[5], ARGV[3])
               if outcome then redis.call('PEXPIRE', KEYS[5], ARGV[2]) end
               return outcome
             end
             local function remember(outcome)
-              if #KEYS == 5 then redis.call('SET', KEYS[5], outcome, 'PX', ARGV[2]) end
+              if ARGV[3] == '' then return end
+              local time = redis.call('TIME')
+              local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+              local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[2]), 'LIMIT', 0, 16)
+              if #expired > 0 then
+                redis.call('HDEL', KEYS[5], unpack(expired))
+                redis.call('ZREM', KEYS[6], unpack(expired))
+              end
+              redis.call('HSET', KEYS[5], ARGV[3], outcome)
+              redis.call('ZADD', KEYS[6], now, ARGV[3])
+              redis.call('PEXPIRE', KEYS[5], ARGV[2])
+              redis.call('PEXPIRE', KEYS[6], ARGV[2])
             end
             """;
 
     /**
-     * ARGV[3] caller idempotency key ('' = none), ARGV[4..] entry tails (a record without its
+     * ARGV[4] caller idempotency key ('' = none), ARGV[5..] entry tails (a record without its
      * leading {@code {"index":N}). Returns {1, firstIndex} when stored; {2, firstIndex} when this
      * call's token shows it was already stored; {0, firstIndex, records} when the caller key was
      * already used (the records stored then).
      */
     static final LuaScript APPEND = new LuaScript(HELPERS + """
             local ttl = tonumber(ARGV[1])
-            local key = ARGV[3]
+            local key = ARGV[4]
             local already = done()
             if already then return {2, already} end
             local b = base()
@@ -91,7 +105,7 @@ final class RedisScripts {
               end
             end
             local nextIndex = b + redis.call('LLEN', KEYS[1])
-            local count = push(nextIndex, ARGV, 4)
+            local count = push(nextIndex, ARGV, 5)
             if key ~= '' then
               redis.call('HSET', KEYS[3], key, string.format('%d:%d', nextIndex, count))
             end
@@ -129,28 +143,28 @@ final class RedisScripts {
             """);
 
     /**
-     * ARGV[3] expected version, ARGV[4] new version, ARGV[5] state JSON, ARGV[6] its checksum.
+     * ARGV[4] expected version, ARGV[5] new version, ARGV[6] state JSON, ARGV[7] its checksum.
      * Returns 1 if stored (now or by this call's earlier attempt), 0 if not.
      */
     static final LuaScript COMPARE_AND_SET_STATE = new LuaScript(HELPERS + """
             local ttl = tonumber(ARGV[1])
             local already = done()
             if already then return tonumber(already) end
-            if (redis.call('HGET', KEYS[4], 'version') or '0') ~= ARGV[3] then return 0 end
-            redis.call('HSET', KEYS[4], 'version', ARGV[4], 'json', ARGV[5], 'crc', ARGV[6])
+            if (redis.call('HGET', KEYS[4], 'version') or '0') ~= ARGV[4] then return 0 end
+            redis.call('HSET', KEYS[4], 'version', ARGV[5], 'json', ARGV[6], 'crc', ARGV[7])
             redis.call('HSETNX', KEYS[2], 'base', '0')
             touch(ttl)
             remember('1')
             return 1
             """);
 
-    /** ARGV[3..] entry tails. New entries continue the indices; caller keys are forgotten. Returns 1. */
+    /** ARGV[4..] entry tails. New entries continue the indices; caller keys are forgotten. Returns 1. */
     static final LuaScript REPLACE = new LuaScript(HELPERS + """
             local ttl = tonumber(ARGV[1])
             if done() then return 1 end
             local oldLength = redis.call('LLEN', KEYS[1])
             local nextIndex = base() + oldLength
-            push(nextIndex, ARGV, 3)
+            push(nextIndex, ARGV, 4)
             redis.call('LTRIM', KEYS[1], oldLength, -1)
             redis.call('DEL', KEYS[3])
             redis.call('HSET', KEYS[2], 'base', string.format('%d', nextIndex))
@@ -160,7 +174,7 @@ final class RedisScripts {
             """);
 
     /**
-     * ARGV[3] beforeIndex. Drops entries below it and forgets the caller keys of dropped batches.
+     * ARGV[4] beforeIndex. Drops entries below it and forgets the caller keys of dropped batches.
      * Returns the number of dropped entries. An unknown session stays unknown.
      */
     static final LuaScript TRIM = new LuaScript(HELPERS + """
@@ -169,7 +183,7 @@ final class RedisScripts {
             if already then return tonumber(already) end
             if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
             local b = base()
-            local drop = tonumber(ARGV[3]) - b
+            local drop = tonumber(ARGV[4]) - b
             local length = redis.call('LLEN', KEYS[1])
             if drop > length then drop = length end
             if drop <= 0 then return 0 end
@@ -189,7 +203,7 @@ final class RedisScripts {
             return drop
             """);
 
-    /** Deletes the four keys of the session. Returns 1. */
+    /** Deletes the first four keys of the session (its tokens stay until they expire). Returns 1. */
     static final LuaScript DELETE = new LuaScript(HELPERS + """
             if done() then return 1 end
             redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])

@@ -39,7 +39,7 @@ import redis.clients.jedis.util.JedisURIHelper;
  * {@link JedisCluster}).
  *
  * <h2>Layout</h2>
- * Each session has up to four keys, all with the session id as hash tag so that a cluster keeps
+ * Each session has up to six keys, all with the session id as hash tag so that a cluster keeps
  * them on one slot:
  * <ul>
  *   <li>{@code <prefix>{<id>}:log} — a list with one record per entry: the core entry codec's JSON
@@ -48,10 +48,10 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       its {@code crc};</li>
  *   <li>{@code <prefix>{<id>}:meta} — a hash with {@code base}, the index of the first retained
  *       entry (indices stay stable when the log is trimmed); it exists as long as the session does;</li>
- *   <li>{@code <prefix>{<id>}:keys} — a hash from caller idempotency key to the batch it stored.</li>
+ *   <li>{@code <prefix>{<id>}:keys} — a hash from caller idempotency key to the batch it stored;</li>
+ *   <li>{@code <prefix>{<id>}:ops} and {@code <prefix>{<id>}:ops-at} — a hash and a sorted set with
+ *       the write tokens of the last few minutes (see below); they expire on their own.</li>
  * </ul>
- * and, for a few minutes after each write, a write token {@code <prefix>{<id>}:op:<token>} (see
- * below).
  *
  * <h2>Behaviour</h2>
  * <ul>
@@ -65,7 +65,7 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       resends after a socket timeout); the script stores the token with the write, and a resend
  *       that finds it changes nothing and returns the first outcome. Tokens are not entry data: an
  *       entry appended without a key still reports no {@link Entry#idempotencyKey()}. They expire
- *       after the {@linkplain Builder#deduplicationWindow deduplication window}.</li>
+ *       after the {@linkplain Builder#deduplicationWindow deduplication window} (by the server's clock).</li>
  *   <li><b>Retries</b>: a call that fails in a way that passes — connection errors and timeouts,
  *       {@code TRYAGAIN} while a slot migrates, {@code CLUSTERDOWN} during a failover,
  *       {@code LOADING}, {@code BUSY}, replicas not acknowledging — is sent again after a jittered,
@@ -120,7 +120,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private static final byte[] VERSION = bytes("version");
     private static final byte[] JSON = bytes("json");
     private static final byte[] CRC = bytes("crc");
-    private static final byte[] NO_KEY = new byte[0];
+    private static final byte[] EMPTY = new byte[0];
 
     private final UnifiedJedis jedis;
     private final boolean ownsClient;
@@ -157,19 +157,21 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = clock.instant();
         List<Entry> drafts = new ArrayList<>(batch.size());
-        List<byte[]> args = new ArrayList<>(batch.size() + 3);
-        args.add(ttlMillis);
-        args.add(windowMillis);
-        args.add(idempotencyKey == null ? NO_KEY : bytes(idempotencyKey));
+        List<byte[]> args = new ArrayList<>(batch.size() + 4);
         for (NewEntry e : batch) {
-            Entry draft = new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey);
-            drafts.add(draft);
-            args.add(bytes(RedisRecords.tail(draft)));
+            drafts.add(new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
         }
         // the first entry's id is random and unique to this call: it serves as the call's write token
         String token = idempotencyKey == null && writeTokens && !drafts.isEmpty() ? drafts.get(0).id() : null;
-        List<?> reply = (List<?>) calls.write("append", sessionId, RedisScripts.APPEND, writeKeys(sessionId, token),
-                args, r -> true);
+        args.add(ttlMillis);
+        args.add(windowMillis);
+        args.add(token == null ? EMPTY : bytes(token));
+        args.add(idempotencyKey == null ? EMPTY : bytes(idempotencyKey));
+        for (Entry draft : drafts) {
+            args.add(bytes(RedisRecords.tail(draft)));
+        }
+        List<?> reply = (List<?>) calls.write("append", sessionId, RedisScripts.APPEND, writeKeys(sessionId), args,
+                r -> true);
         long first = Long.parseLong(text(reply.get(1)));
         if (((Number) reply.get(0)).longValue() == 0) { // the caller's key was used before: what it stored then
             return decodeAll(sessionId, first, (List<?>) reply.get(2));
@@ -234,10 +236,10 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         Objects.requireNonNull(newState, "newState");
         SessionState stored = newState.withVersion(expectedVersion + 1);
         String json = EntryCodec.encodeState(stored);
-        List<byte[]> args = List.of(ttlMillis, windowMillis, bytes(Long.toString(expectedVersion)),
+        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(), bytes(Long.toString(expectedVersion)),
                 bytes(Long.toString(stored.version())), bytes(json), bytes(EntryCodec.checksum(json)));
         Object done = calls.write("compareAndSetState", sessionId, RedisScripts.COMPARE_AND_SET_STATE,
-                writeKeys(sessionId, newToken()), args, RedisSessionStore::positive);
+                writeKeys(sessionId), args, RedisSessionStore::positive);
         return positive(done) ? Optional.of(stored) : Optional.empty();
     }
 
@@ -246,22 +248,23 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         SessionIds.validate(sessionId);
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = clock.instant();
-        List<byte[]> args = new ArrayList<>(batch.size() + 2);
+        List<byte[]> args = new ArrayList<>(batch.size() + 3);
         args.add(ttlMillis);
         args.add(windowMillis);
+        args.add(newToken());
         for (NewEntry e : batch) {
             args.add(bytes(RedisRecords.tail(
                     new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null))));
         }
-        calls.write("replace", sessionId, RedisScripts.REPLACE, writeKeys(sessionId, newToken()), args, r -> true);
+        calls.write("replace", sessionId, RedisScripts.REPLACE, writeKeys(sessionId), args, r -> true);
     }
 
     @Override
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
-        List<byte[]> args = List.of(ttlMillis, windowMillis, bytes(Long.toString(Math.min(beforeIndex, MAX_INDEX))));
-        calls.write("trim", sessionId, RedisScripts.TRIM, writeKeys(sessionId, newToken()), args,
-                RedisSessionStore::positive);
+        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(),
+                bytes(Long.toString(Math.min(beforeIndex, MAX_INDEX))));
+        calls.write("trim", sessionId, RedisScripts.TRIM, writeKeys(sessionId), args, RedisSessionStore::positive);
     }
 
     @Override
@@ -284,8 +287,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        calls.write("delete", sessionId, RedisScripts.DELETE, writeKeys(sessionId, newToken()),
-                List.of(ttlMillis, windowMillis), r -> true);
+        calls.write("delete", sessionId, RedisScripts.DELETE, writeKeys(sessionId),
+                List.of(ttlMillis, windowMillis, newToken()), r -> true);
     }
 
     /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
@@ -327,12 +330,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return List.copyOf(entries);
     }
 
-    private List<byte[]> writeKeys(String sessionId, String token) {
-        return bytes(token == null ? keys.all(sessionId) : keys.all(sessionId, token));
+    private List<byte[]> writeKeys(String sessionId) {
+        return bytes(keys.all(sessionId));
     }
 
-    private String newToken() {
-        return writeTokens ? Entry.newId() : null;
+    /** A random token for one write call (the same for all its attempts), or none. */
+    private byte[] newToken() {
+        return writeTokens ? bytes(Entry.newId()) : EMPTY;
     }
 
     private static boolean positive(Object reply) {
@@ -594,8 +598,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
         /**
          * How long a write token is kept, so that a resend of the same call arriving within this time
-         * is recognised; default {@link #DEFAULT_DEDUPLICATION_WINDOW}. Each write costs one small key
-         * for this long. It must exceed the {@link #retryDuration}.
+         * is recognised; default {@link #DEFAULT_DEDUPLICATION_WINDOW}. Each write costs a hash field
+         * and a sorted-set entry (about 100 bytes) in its session for this long. It must exceed the
+         * {@link #retryDuration}.
          *
          * @throws IllegalArgumentException if shorter than one second
          */

@@ -212,52 +212,68 @@ abstract class RedisSessionStoreBehaviourTest {
         // when
         List<Entry> stored = store.append("s", batch("a", "b"));
 
-        // then: the token is the first entry's id, stored under the session's hash tag with its own expiry
-        String token = prefix + "{s}:op:" + stored.get(0).id();
-        assertThat(client.get(token)).isEqualTo("0");
-        assertThat(client.pttl(token)).isBetween(1L, RedisSessionStore.DEFAULT_DEDUPLICATION_WINDOW.toMillis());
+        // then: the token is the first entry's id, kept with its outcome (the first index) in the session's
+        // ops hash, which expires on its own
+        String token = stored.get(0).id();
+        assertThat(client.hget(prefix + "{s}:ops", token)).isEqualTo("0");
+        assertThat(client.zscore(prefix + "{s}:ops-at", token)).isPositive();
+        assertThat(client.pttl(prefix + "{s}:ops")).isBetween(1L, RedisSessionStore.DEFAULT_DEDUPLICATION_WINDOW.toMillis());
         assertThat(store.read("s", 0, 10)).allSatisfy(e -> assertThat(e.idempotencyKey()).isEmpty());
         assertThat(store.sessions()).containsExactly("s");
     }
 
     @Test
+    void should_drop_write_tokens_older_than_the_window_when_writing() {
+        // given: two tokens recorded long ago (by the server's clock)
+        client.hset(prefix + "{s}:ops", Map.of("old-1", "0", "old-2", "1"));
+        client.zadd(prefix + "{s}:ops-at", Map.of("old-1", 1.0, "old-2", 2.0));
+
+        // when
+        List<Entry> stored = store.append("s", batch("a"));
+
+        // then
+        assertThat(client.hkeys(prefix + "{s}:ops")).containsExactly(stored.get(0).id());
+        assertThat(client.zrange(prefix + "{s}:ops-at", 0, -1)).containsExactly(stored.get(0).id());
+    }
+
+    @Test
     void should_apply_a_write_once_when_the_same_call_reaches_redis_twice() {
         // given: the scripts exactly as the store sends them, each sent twice with the same write token
-        RedisKeys names = new RedisKeys(prefix);
+        List<String> keys = new RedisKeys(prefix).all("r");
         byte[] ttl = bytes("0");
         byte[] window = bytes("60000");
-        List<byte[]> appendArgs = List.of(ttl, window, new byte[0], bytes(RedisRecords.tail(
+        List<byte[]> appendArgs = List.of(ttl, window, bytes("t1"), new byte[0], bytes(RedisRecords.tail(
                 new Entry(0, Entry.newId(), Instant.EPOCH, 1, UserMessage.from("once"), Map.of(), null))));
-        List<byte[]> casArgs = List.of(ttl, window, bytes("0"), bytes("1"),
-                bytes(EntryCodec.encodeState(SessionState.EMPTY.withVersion(1))),
-                bytes(EntryCodec.checksum(EntryCodec.encodeState(SessionState.EMPTY.withVersion(1)))));
+        String state = EntryCodec.encodeState(SessionState.EMPTY.withVersion(1));
+        List<byte[]> casArgs = List.of(ttl, window, bytes("t2"), bytes("0"), bytes("1"), bytes(state),
+                bytes(EntryCodec.checksum(state)));
 
         // when / then: the repeat returns the first outcome and changes nothing
-        assertThat(twice(RedisScripts.APPEND, names.all("r", "t1"), appendArgs))
+        assertThat(twice(RedisScripts.APPEND, keys, appendArgs))
                 .allSatisfy(reply -> assertThat(reply.get(1)).isEqualTo(bytes("0")));
         store.append("r", batch("after"));
-        assertThat(twice(RedisScripts.APPEND, names.all("r", "t1"), appendArgs).get(1).get(0)).isEqualTo(2L);
+        assertThat(twice(RedisScripts.APPEND, keys, appendArgs).get(1).get(0)).isEqualTo(2L);
         assertThat(texts(store.read("r", 0, 10))).containsExactly("once", "after");
 
-        assertThat(twiceNumber(RedisScripts.COMPARE_AND_SET_STATE, names.all("r", "t2"), casArgs)).containsExactly(1L, 1L);
+        assertThat(twiceNumber(RedisScripts.COMPARE_AND_SET_STATE, keys, casArgs)).containsExactly(1L, 1L);
         assertThat(store.state("r").version()).isEqualTo(1);
 
         store.append("r", batch("x", "y"));
-        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t3"), List.of(ttl, window, bytes("2"))))
+        assertThat(twiceNumber(RedisScripts.TRIM, keys, List.of(ttl, window, bytes("t3"), bytes("2"))))
                 .containsExactly(2L, 2L);
         store.append("r", batch("z"));
         // a trim past the end; its repeat, after another append, must not remove that append
-        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t4"), List.of(ttl, window, bytes("99"))))
+        assertThat(twiceNumber(RedisScripts.TRIM, keys, List.of(ttl, window, bytes("t4"), bytes("99"))))
                 .containsExactly(3L, 3L);
         List<Entry> kept = store.append("r", batch("kept"));
-        assertThat(twiceNumber(RedisScripts.TRIM, names.all("r", "t4"), List.of(ttl, window, bytes("99"))))
+        assertThat(twiceNumber(RedisScripts.TRIM, keys, List.of(ttl, window, bytes("t4"), bytes("99"))))
                 .containsExactly(3L, 3L);
         assertThat(store.read("r", 0, 10)).containsExactly(kept.get(0));
         assertThat(kept.get(0).index()).isEqualTo(5);
 
-        twiceNumber(RedisScripts.DELETE, names.all("r", "t5"), List.of(ttl, window));
+        twiceNumber(RedisScripts.DELETE, keys, List.of(ttl, window, bytes("t5")));
         List<Entry> afterDelete = store.append("r", batch("new life"));
-        twiceNumber(RedisScripts.DELETE, names.all("r", "t5"), List.of(ttl, window));
+        twiceNumber(RedisScripts.DELETE, keys, List.of(ttl, window, bytes("t5")));
         assertThat(store.read("r", 0, 10)).isEqualTo(afterDelete);
     }
 

@@ -124,8 +124,16 @@ final class TestCluster implements AutoCloseable {
      */
     void awaitReplicasKnownEverywhere() {
         int replicas = nodes.size() - primaries;
-        awaitAll("every node sees " + replicas + " replicas",
-                j -> j.clusterNodes().split(" slave ").length - 1 == replicas);
+        awaitAll("every node sees " + replicas + " replicas", j -> {
+            int seen = 0;
+            for (String line : j.clusterNodes().split("\n")) {
+                String[] fields = line.split(" ");
+                if (fields.length > 2 && fields[2].contains("slave")) { // flags, such as "myself,slave"
+                    seen++;
+                }
+            }
+            return seen == replicas;
+        });
     }
 
     /** Seed nodes for a client: every node. */
@@ -228,6 +236,25 @@ final class TestCluster implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Waits until a replica has taken over every slot of {@code dead} and the cluster is healthy again. */
+    void awaitFailoverOf(RedisProcess dead) {
+        await("a replica took over from " + dead, () -> {
+            for (RedisProcess node : nodes) {
+                if (node.isRunning()) {
+                    try (Jedis jedis = jedis(node)) {
+                        for (Object range : jedis.clusterSlots()) {
+                            if (((Number) ((List<?>) ((List<?>) range).get(2)).get(1)).intValue() == dead.port()) {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            return true;
+        });
+        awaitHealthy();
     }
 
     /** Waits until every running node says the cluster is ok and all agree who serves which slots. */

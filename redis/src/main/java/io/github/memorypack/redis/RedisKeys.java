@@ -18,10 +18,10 @@ final class RedisKeys {
     static final String LOG = "log";
     static final String BATCHES = "keys";
     static final String STATE = "state";
-    /** Recent write tokens and their outcomes (see {@link RedisScripts}). */
+    /** Recent write tokens and their outcomes, the current generation (see {@link RedisScripts}). */
     static final String OPS = "ops";
-    /** When each recent write token was recorded. */
-    static final String OPS_AT = "ops-at";
+    /** The previous generation of write tokens. */
+    static final String OPS_OLD = "ops-old";
 
     private final String prefix;
     private final String metaPattern;
@@ -39,10 +39,10 @@ final class RedisKeys {
         return prefix + '{' + sessionId + "}:" + part;
     }
 
-    /** The keys a writing script gets, in the order the scripts use: log, meta, batches, state, ops, ops-at. */
+    /** The keys a writing script gets, in the order the scripts use: log, meta, batches, state, ops, ops-old. */
     List<String> all(String sessionId) {
         return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE),
-                key(sessionId, OPS), key(sessionId, OPS_AT));
+                key(sessionId, OPS), key(sessionId, OPS_OLD));
     }
 
     /** The keys a reading script gets: log, meta. */

@@ -4,24 +4,30 @@ package io.github.memorypack.redis;
  * The store's Lua scripts. Writing scripts get the six keys of one session (same hash tag, so one
  * cluster slot): KEYS[1] log (list of entry records), KEYS[2] meta (hash: base = index of the first
  * retained entry), KEYS[3] idempotency batches (hash: caller key -> "firstIndex:count"), KEYS[4]
- * state (hash: version, json, crc), KEYS[5] ops (hash: write token -> outcome) and KEYS[6] ops-at
- * (sorted set: write token -> server time in ms). Reading scripts get KEYS[1] and KEYS[2] only:
+ * state (hash: version, json, crc), KEYS[5] ops and KEYS[6] ops-old (hashes: write token ->
+ * outcome, the current and the previous generation). Reading scripts get KEYS[1] and KEYS[2] only:
  * naming fewer keys keeps them answerable from one node for longer while their slot migrates.
  * Writing scripts take ARGV[1] = TTL in milliseconds (0 = none), refreshed on the first four keys,
- * ARGV[2] = how long write tokens are kept, in milliseconds, and ARGV[3] = the call's write token
+ * ARGV[2] = the deduplication window W in milliseconds, and ARGV[3] = the call's write token
  * ('' = none).
  *
  * <p><b>Write tokens</b> make every write safe to send twice. The client picks a random token per
  * call and keeps it across its retries (and Jedis' resends). The script that writes also records
  * the token with the call's outcome, in the same atomic step; a script that finds its token already
- * there changes nothing and returns that outcome. Each write drops up to 16 tokens older than
- * ARGV[2] (by the server's clock), and both token keys expire ARGV[2] after the session's last
- * write, so tokens cost memory only for recent writes, and two keys per session however many
- * writes there are (a slot migrates key by key). An append under a caller's idempotency key needs no
- * token: the key does the same, for as long as the entries exist.
+ * there changes nothing and returns that outcome. An append under a caller's idempotency key needs
+ * no token: the key does the same, for as long as the entries exist.
  *
- * <p>When a script finds that its work was already done, it still writes once (it refreshes the
- * tokens' expiry) before returning, so that a {@code WAIT} sent afterwards on the same connection
+ * <p>Tokens live in two generations, so that forgetting them costs nothing per write: a new
+ * current generation expires 3W after it is created; the first write after it is W old renames it
+ * to the previous generation (dropping the one before) and starts a new one. Why every token lives
+ * at least W: a token goes into a generation only while that generation is at most W old, and the
+ * generation is dropped no earlier than 2W after it was created (by expiry at 3W, or by the second
+ * rotation after it, which comes at least W after the first). Tokens live at most 3W; a session
+ * holds the tokens of its last 2W of writes or so, in two keys however many writes there are (a
+ * slot migrates key by key).
+ *
+ * <p>When a script finds that its work was already done, it still writes once (it records the
+ * token again in the current generation) before returning, so that a {@code WAIT} sent afterwards on the same connection
  * waits for the replication of that earlier write: Redis 7.2+ advances a connection's replication
  * offset only when the connection writes.
  *
@@ -60,23 +66,24 @@ final class RedisScripts {
             end
             local function done()
               if ARGV[3] == '' then return nil end
-              local outcome = redis.call('HGET', KEYS[5], ARGV[3])
-              if outcome then redis.call('PEXPIRE', KEYS[5], ARGV[2]) end
+              local outcome = redis.call('HGET', KEYS[5], ARGV[3]) or redis.call('HGET', KEYS[6], ARGV[3])
+              if outcome then
+                redis.call('HSET', KEYS[5], ARGV[3], outcome)
+                if redis.call('PTTL', KEYS[5]) == -1 then redis.call('PEXPIRE', KEYS[5], 3 * tonumber(ARGV[2])) end
+              end
               return outcome
             end
             local function remember(outcome)
               if ARGV[3] == '' then return end
-              local time = redis.call('TIME')
-              local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-              local expired = redis.call('ZRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[2]), 'LIMIT', 0, 16)
-              if #expired > 0 then
-                redis.call('HDEL', KEYS[5], unpack(expired))
-                redis.call('ZREM', KEYS[6], unpack(expired))
+              local window = tonumber(ARGV[2])
+              local ttl = redis.call('PTTL', KEYS[5])
+              if ttl >= 0 and ttl < 2 * window then
+                redis.call('UNLINK', KEYS[6])
+                redis.call('RENAME', KEYS[5], KEYS[6])
+                ttl = -2
               end
               redis.call('HSET', KEYS[5], ARGV[3], outcome)
-              redis.call('ZADD', KEYS[6], now, ARGV[3])
-              redis.call('PEXPIRE', KEYS[5], ARGV[2])
-              redis.call('PEXPIRE', KEYS[6], ARGV[2])
+              if ttl < 0 then redis.call('PEXPIRE', KEYS[5], 3 * window) end
             end
             """;
 

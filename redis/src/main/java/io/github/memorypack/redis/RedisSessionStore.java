@@ -49,8 +49,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  *   <li>{@code <prefix>{<id>}:meta} — a hash with {@code base}, the index of the first retained
  *       entry (indices stay stable when the log is trimmed); it exists as long as the session does;</li>
  *   <li>{@code <prefix>{<id>}:keys} — a hash from caller idempotency key to the batch it stored;</li>
- *   <li>{@code <prefix>{<id>}:ops} and {@code <prefix>{<id>}:ops-at} — a hash and a sorted set with
- *       the write tokens of the last few minutes (see below); they expire on their own.</li>
+ *   <li>{@code <prefix>{<id>}:ops} and {@code <prefix>{<id>}:ops-old} — two hashes with the write
+ *       tokens of the last few minutes (see below); they expire on their own.</li>
  * </ul>
  *
  * <h2>Behaviour</h2>
@@ -64,8 +64,9 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       generates per call and keeps across every resend of that call (its own retries, and Jedis'
  *       resends after a socket timeout); the script stores the token with the write, and a resend
  *       that finds it changes nothing and returns the first outcome. Tokens are not entry data: an
- *       entry appended without a key still reports no {@link Entry#idempotencyKey()}. They expire
- *       after the {@linkplain Builder#deduplicationWindow deduplication window} (by the server's clock).</li>
+ *       entry appended without a key still reports no {@link Entry#idempotencyKey()}. They are kept
+ *       at least the {@linkplain Builder#deduplicationWindow deduplication window} and at most three
+ *       times as long.</li>
  *   <li><b>Retries</b>: a call that fails in a way that passes — connection errors and timeouts,
  *       {@code TRYAGAIN} while a slot migrates, {@code CLUSTERDOWN} during a failover,
  *       {@code LOADING}, {@code BUSY}, replicas not acknowledging — is sent again after a jittered,
@@ -80,8 +81,9 @@ import redis.clients.jedis.util.JedisURIHelper;
  *       record's index; a record that fails throws {@link CorruptRecordException} and is never read
  *       as different content or as a message of another role. Records written before checksums
  *       existed are still read. Text round-trips exactly (lone surrogates, NUL, every plane).</li>
- *   <li>With a {@linkplain Builder#ttl TTL}, every write sets the TTL of all the session's keys
- *       inside the same script, so a session expires as a whole, that long after its last write.</li>
+ *   <li>With a {@linkplain Builder#ttl TTL}, every write sets the TTL of the session's log, meta,
+ *       keys and state inside the same script, so a session expires as a whole, that long after its
+ *       last write.</li>
  *   <li>{@link #sessions()} uses {@code SCAN} (on every node of a cluster) with the prefix escaped,
  *       so glob characters in the prefix match only themselves.</li>
  *   <li>Any other Redis failure (an error reply such as {@code WRONGTYPE} or {@code NOAUTH}) throws
@@ -598,9 +600,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
         /**
          * How long a write token is kept, so that a resend of the same call arriving within this time
-         * is recognised; default {@link #DEFAULT_DEDUPLICATION_WINDOW}. Each write costs a hash field
-         * and a sorted-set entry (about 100 bytes) in its session for this long. It must exceed the
-         * {@link #retryDuration}.
+         * is recognised; default {@link #DEFAULT_DEDUPLICATION_WINDOW}. A token is kept at least this
+         * long and at most three times as long; each costs a hash field (about 60 bytes) in its
+         * session meanwhile. It must exceed the {@link #retryDuration}.
          *
          * @throws IllegalArgumentException if shorter than one second
          */

@@ -213,27 +213,40 @@ abstract class RedisSessionStoreBehaviourTest {
         List<Entry> stored = store.append("s", batch("a", "b"));
 
         // then: the token is the first entry's id, kept with its outcome (the first index) in the session's
-        // ops hash, which expires on its own
+        // current token generation, which expires three windows after it was started
         String token = stored.get(0).id();
+        long window = RedisSessionStore.DEFAULT_DEDUPLICATION_WINDOW.toMillis();
         assertThat(client.hget(prefix + "{s}:ops", token)).isEqualTo("0");
-        assertThat(client.zscore(prefix + "{s}:ops-at", token)).isPositive();
-        assertThat(client.pttl(prefix + "{s}:ops")).isBetween(1L, RedisSessionStore.DEFAULT_DEDUPLICATION_WINDOW.toMillis());
+        assertThat(client.pttl(prefix + "{s}:ops")).isBetween(2 * window, 3 * window);
         assertThat(store.read("s", 0, 10)).allSatisfy(e -> assertThat(e.idempotencyKey()).isEmpty());
         assertThat(store.sessions()).containsExactly("s");
     }
 
     @Test
-    void should_drop_write_tokens_older_than_the_window_when_writing() {
-        // given: two tokens recorded long ago (by the server's clock)
-        client.hset(prefix + "{s}:ops", Map.of("old-1", "0", "old-2", "1"));
-        client.zadd(prefix + "{s}:ops-at", Map.of("old-1", 1.0, "old-2", 2.0));
+    void should_start_a_new_token_generation_and_still_know_the_previous_one_when_the_current_is_a_window_old() {
+        // given: a current generation more than one window old, and an older one
+        long window = 60_000;
+        RedisSessionStore windowed = RedisSessionStore.builder().client(client).keyPrefix(prefix)
+                .deduplicationWindow(Duration.ofMillis(window)).build();
+        client.hset(prefix + "{s}:ops", "recent", "0");
+        client.pexpire(prefix + "{s}:ops", 2 * window - 1_000);
+        client.hset(prefix + "{s}:ops-old", "ancient", "0");
 
         // when
-        List<Entry> stored = store.append("s", batch("a"));
+        List<Entry> stored = windowed.append("s", batch("a"));
 
-        // then
+        // then: the current generation became the previous one (the older one is gone)
+        assertThat(client.hkeys(prefix + "{s}:ops-old")).containsExactly("recent");
         assertThat(client.hkeys(prefix + "{s}:ops")).containsExactly(stored.get(0).id());
-        assertThat(client.zrange(prefix + "{s}:ops-at", 0, -1)).containsExactly(stored.get(0).id());
+        assertThat(client.pttl(prefix + "{s}:ops")).isBetween(2 * window, 3 * window);
+        // and a resend of the call recorded in the previous generation is still recognised
+        List<byte[]> args = List.of(bytes("0"), bytes(Long.toString(window)), bytes("recent"), new byte[0],
+                bytes(RedisRecords.tail(new Entry(0, Entry.newId(), Instant.EPOCH, 1, UserMessage.from("x"), Map.of(),
+                        null))));
+        List<?> reply = (List<?>) RedisScripts.APPEND.run(client,
+                new RedisKeys(prefix).all("s").stream().map(RedisSessionStoreBehaviourTest::bytes).toList(), args);
+        assertThat(reply.get(0)).isEqualTo(2L);
+        assertThat(texts(store.read("s", 0, 10))).containsExactly("a");
     }
 
     @Test

@@ -1,7 +1,12 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -10,92 +15,216 @@ import java.util.function.Function;
  * A chat memory that shows the whole conversation of a session, kept as a log in a
  * {@link SessionStore}.
  *
- * <p>The view follows the shared {@link ViewRules}: the system message is pinned first (a changed
- * one replaces it); the conversation is shown from its first user message on; an AI message with
- * tool calls is shown with exactly its results; an interrupted tool call is repaired. Optionally,
- * with {@link Builder#contextTokens}, every view bigger than a context size in tokens is reported
- * to an {@link OverflowListener} (by default it logs a warning) — the buffer still shows
- * everything; pick a window or summary memory to cut.
+ * <p>The view follows the shared rules: the system message is pinned first (a changed one replaces
+ * it); the conversation is shown from its first message on, a greeting before the first user
+ * message included; an AI message with tool calls is shown with exactly its results; an
+ * interrupted tool call is repaired. Optionally, with {@link Builder#contextTokens}, every view
+ * bigger than a context size in tokens is reported to an {@link OverflowListener} (by default it
+ * logs a warning) — the buffer still shows everything; pick a window or summary memory to cut.
  *
- * <p>{@link #add} appends one entry (atomic, safe with concurrent requests on the same session;
- * inside a {@link RequestScope} a retried request is stored once). {@link #set} replaces the log in
- * one store call and {@link #clear} deletes the session.
+ * <p>{@link #add} appends (one atomic append per call, safe with concurrent requests on the same
+ * session); {@link #set} changes only what differs from the current view; {@link #clear} starts the
+ * conversation over (the earlier log is kept unless a {@link Retention} deletes it).
  *
  * <pre>{@code
- * ChatMemory memory = BufferChatMemory.builder().id("user-42").store(store).build();
+ * ChatMemory memory = BufferChatMemory.builder().id("user-42").chatMemoryStore(store).build();
  * }</pre>
  */
-public final class BufferChatMemory extends SessionChatMemory {
+public final class BufferChatMemory implements ChatMemory {
 
     /** How many entries the first read of a session takes; it doubles until the whole log is read. */
     static final int FIRST_READ = 256;
 
+    private final MemoryEngine engine;
     private final Function<Object, Integer> contextTokens;
 
     private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
-        super(settings, contextTokens != null);
+        ViewRules rules = settings.rules();
         this.contextTokens = contextTokens;
+        this.engine = new MemoryEngine(settings.sessionMemory(rules, contextTokens != null), this::view, null);
         currentLimit();
     }
 
+    /** A builder; every option has a default. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The memory id. */
+    @Override
+    public Object id() {
+        return engine.id();
+    }
+
+    /** Appends the message (one atomic append). A system message equal to the current one changes nothing. */
+    @Override
+    public void add(ChatMessage message) {
+        engine.add(message);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(ChatMessage... messages) {
+        engine.add(messages);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        engine.add(messages);
     }
 
     /** The whole conversation, pinned system message first. */
     @Override
     public List<ChatMessage> messages() {
-        // the whole log once, then only what was appended since (see SessionMemory.tail)
-        return show(memory.tail(rules, currentLimit(), Math.max(FIRST_READ, memory.lastReadCount())));
+        return engine.messages();
+    }
+
+    /**
+     * Replaces the conversation with {@code messages}: entries up to the first difference stay as
+     * they are; writes nothing when nothing changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        engine.set(messages);
+    }
+
+    /** Starts the conversation over; the earlier log stays in the store unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        engine.clear();
+    }
+
+    private View view() {
+        return engine.memory().tail(currentLimit(), FIRST_READ);
     }
 
     private ViewLimit currentLimit() {
         return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.reportTokensOver(MemorySettings.limit(contextTokens, memory.id(), "contextTokens"));
+                : ViewLimit.reportTokensOver(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
     }
 
     @Override
     public String toString() {
-        return "BufferChatMemory{id=" + memory.sessionId() + '}';
+        return "BufferChatMemory{id=" + engine.memory().sessionId() + '}';
     }
 
-    /** Builds a {@link BufferChatMemory}; every option has a default. */
-    public static final class Builder extends MemoryBuilder<Builder> {
+    /** Builds a {@link BufferChatMemory}, or a {@link ChatMemoryProvider} of them; every option has a default. */
+    public static final class Builder {
 
+        private final MemorySettings settings = new MemorySettings();
         private Function<Object, Integer> contextTokens;
-        private Integer fixedContextTokens;
 
         private Builder() {
         }
 
-        @Override
-        protected Builder self() {
+        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        public Builder id(Object id) {
+            settings.id(id);
+            return this;
+        }
+
+        /**
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            settings.chatMemoryStore(store);
             return this;
         }
 
         /**
          * Reports every view of more than {@code contextTokens} tokens (system message, messages and
          * reply priming, as the {@link #tokenizer} counts them) to the overflow listener. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
+            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
             this.contextTokens = id -> contextTokens;
-            this.fixedContextTokens = contextTokens;
             return this;
         }
 
-        /** {@link #contextTokens(int)} decided per memory id, at every read. */
-        public Builder contextTokens(Function<Object, Integer> contextTokens) {
+        /** {@link #contextTokens(int)} decided per memory id. */
+        public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
             this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
-            this.fixedContextTokens = null;
+            return this;
+        }
+
+        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            settings.tokenizer(tokenizer);
+            return this;
+        }
+
+        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
+        public Builder overflowListener(OverflowListener listener) {
+            settings.overflowListener(listener);
+            return this;
+        }
+
+        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        public Builder retention(Retention retention) {
+            settings.retention(retention);
             return this;
         }
 
         /**
-         * @throws IllegalArgumentException if {@code contextTokens} is below 1
-         * @throws io.github.memorypack.core.InvalidSessionIdException if the id is not a valid session id
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            settings.toolResultPreviews(maxTokens);
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            settings.openTurnTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * shared by every memory that sets none.
+         */
+        public Builder viewCacheSize(int views) {
+            settings.viewCacheSize(views);
+            return this;
+        }
+
+        /** The clock for open-turn ages; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            settings.clock(clock);
+            return this;
+        }
+
+        /**
+         * A memory with these settings.
+         *
+         * @throws IllegalArgumentException if a dynamic {@code contextTokens} gives a value below 1 for this id
          */
         public BufferChatMemory build() {
-            check();
             return new BufferChatMemory(settings, contextTokens);
         }
 
@@ -104,17 +233,9 @@ public final class BufferChatMemory extends SessionChatMemory {
          * these settings and the same store (the default store is created once, here).
          */
         public ChatMemoryProvider provider() {
-            check();
             MemorySettings snapshot = settings.copy();
             Function<Object, Integer> providerContextTokens = contextTokens;
             return memoryId -> new BufferChatMemory(snapshot.forId(memoryId), providerContextTokens);
-        }
-
-        private void check() {
-            settings.validate();
-            if (fixedContextTokens != null && fixedContextTokens < 1) {
-                throw new IllegalArgumentException("contextTokens must be >= 1, was " + fixedContextTokens);
-            }
         }
     }
 }

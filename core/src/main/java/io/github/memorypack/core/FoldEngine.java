@@ -1,8 +1,6 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.data.message.SystemMessage;
-import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.SummarizationException.Reason;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,71 +8,101 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Folding, shared by the summarizing memories: reads the unsummarized tail of the log, asks a
- * {@link Policy} where a fold should end, summarizes that range into the running summary and stores
- * it with compare-and-set. The summary lives only in the session state, so a new engine on the same
- * store continues from it.
+ * Folding, shared by the summarizing memories: reads the unsummarized part of the log, asks a
+ * {@link Policy} how many of its oldest turns to fold, summarizes them into the running summary and
+ * stores it with compare-and-set. The summary lives only in the session state, so a new engine on
+ * the same store continues from it.
  *
- * <p>Rules: a fold covers a prefix of the unsummarized log ending at a turn boundary; a summary that
- * is thrown, {@code null}, blank or over the cap changes nothing and is reported; a fold whose
- * compare-and-set finds that another fold moved the summary first is dropped (its range is already
- * covered or will be); at most one fold per session runs at once in this process, and a turn that
- * finishes during a fold makes that fold look again when it is done; after k failures
- * in a row the next 2^(k-1) − 1 triggers are skipped (at most {@value #MAX_SKIPPED_TRIGGERS}), so a
- * broken summarizer is not called on every turn.
+ * <p>Rules: a fold covers a prefix of the unsummarized turns that are closed (an open turn, and
+ * every turn after it, waits) and ends at a point of the log no later turn reaches back past; a
+ * superseded attempt, a replaced entry, a record or a system-message entry is never summarized; each
+ * summarizer call has a timeout; a summary that is thrown, {@code null}, blank, over the cap or late
+ * changes nothing and is reported; a fold whose compare-and-set finds that another fold moved the
+ * summary first is dropped; at most one fold per session runs at once in this process, and a turn
+ * that finishes during a fold makes that fold look again when it is done; after k failures in a row
+ * the next 2^(k-1) − 1 triggers are skipped (at most {@value #MAX_SKIPPED_TRIGGERS}).
  */
-public final class FoldEngine {
+final class FoldEngine {
 
-    /** Chooses where a fold ends. */
+    /** Chooses how many of the oldest unsummarized turns a fold takes. */
     @FunctionalInterface
-    public interface Policy {
+    interface Policy {
         /**
          * @param spans the unsummarized turns, oldest first
-         * @return the exclusive log index the fold should cover up to (a span's {@code end}), or -1
-         *         for no fold now
+         * @return how many of the first spans to fold (each of them {@link Span#foldable}); 0 for none
          */
-        long foldEnd(List<Turns.Span> spans);
+        int turnsToFold(List<Span> spans);
+    }
+
+    /** One unsummarized turn: its stored tokens, and whether a fold may end right after it. */
+    static final class Span {
+        final long tokens;
+        final boolean foldable;
+
+        Span(long tokens, boolean foldable) {
+            this.tokens = tokens;
+            this.foldable = foldable;
+        }
     }
 
     /** Most triggers skipped after repeated failures before the next attempt. */
     static final int MAX_SKIPPED_TRIGGERS = 31;
 
     private static final ConcurrentMap<FoldKey, Slot> RUNNING = new ConcurrentHashMap<>();
+    // runs summarizer calls so each can time out; daemon threads, so a hung model never keeps the JVM up
+    private static final ExecutorService CALLS = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "memory-pack-summarizer");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final SessionMemory memory;
     private final SummarySettings settings;
-    private final TokenCountEstimator tokenizer;
     private final int maxSummaryTokens;
     private final Policy policy;
     private final FoldKey key;
     private int consecutiveFailures;
     private int triggersToSkip;
 
-    public FoldEngine(SessionMemory memory, SummarySettings settings, TokenCountEstimator tokenizer, Policy policy) {
+    FoldEngine(SessionMemory memory, SummarySettings settings, Policy policy) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.settings = settings.copy();
-        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
         this.maxSummaryTokens = settings.maxSummaryTokens();
         this.policy = Objects.requireNonNull(policy, "policy");
         this.key = new FoldKey(memory.store(), memory.sessionId());
     }
 
-    /** The stored summary, if the session has one. */
-    public Optional<Summary> summary() {
-        return memory.state().summary();
+    /** The summary views show, if the session has one. */
+    Optional<Summary> summary() {
+        SessionState state = memory.state();
+        return Optional.ofNullable(Dialogue.of(state, List.of(), false, memory.context(null)).summary);
+    }
+
+    /** Where the unsummarized part of the log starts. */
+    private static long start(SessionState state) {
+        long cleared = Records.longAttribute(state, Records.CLEARED_AT, -1);
+        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
+        return Math.max(covered, cleared + 1);
     }
 
     /**
-     * The view: pinned system message, the summary, then every turn the summary does not cover.
-     * Binds the session for {@link TokenAccounting#listener} when a ledger is set.
+     * The view: pinned system message, the summary, then every unsummarized turn — cut to
+     * {@code ceiling} (oldest closed turns first) when it is a cutting limit.
      */
-    public View view(ViewRules rules) {
+    View view(ViewLimit ceiling) {
         SessionState state = memory.state();
-        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
-        View view = memory.from(rules, ViewLimit.none(), covered);
+        long from = start(state);
+        Dialogue dialogue = memory.dialogueFrom(state, from);
+        View view = memory.rules().select(dialogue, state.version(), ceiling);
         memory.afterView(view);
         TokenAccounting accounting = settings.accounting();
         if (accounting != null) {
@@ -88,7 +116,7 @@ public final class FoldEngine {
      * unless failures asked to wait. When a fold of this session is already running, it is asked to
      * look again once it is done, so turns that finish meanwhile are not left unfolded.
      */
-    public void turnFinished() {
+    void turnFinished() {
         if (!takeTrigger()) {
             return;
         }
@@ -118,11 +146,6 @@ public final class FoldEngine {
         }
     }
 
-    /**
-     * Folds, and folds again while other triggers asked to during the fold, then releases the
-     * session. A failure ends the loop (the backoff decides when to try again); a store failure is
-     * reported, never thrown at the turn.
-     */
     private void foldWhileAsked(Slot slot) {
         boolean ok = true;
         while (ok) {
@@ -152,55 +175,78 @@ public final class FoldEngine {
     /** One fold; false if it failed (and was reported). */
     private boolean fold() {
         SessionState state = memory.state();
-        Summary previous = state.summary().orElse(null);
-        long covered = previous == null ? 0 : previous.coveredUntil();
-        List<Entry> entries = memory.store().read(memory.sessionId(), covered, Integer.MAX_VALUE);
-        long end = policy.foldEnd(Turns.of(entries, tokenizer));
-        if (end <= covered) {
+        long from = start(state);
+        // folds never depend on the thread they run on: no request scope hides an attempt here
+        List<Entry> entries = memory.store().read(memory.sessionId(), from, Integer.MAX_VALUE);
+        Dialogue dialogue = Dialogue.of(state, entries, true, memory.context(null));
+        Summary previous = dialogue.summary; // none when the state's summary predates a clear
+        List<Span> spans = new ArrayList<>(dialogue.turns.size());
+        boolean blocked = false;
+        for (int t = 0; t < dialogue.turns.size(); t++) {
+            Dialogue.Turn turn = dialogue.turns.get(t);
+            blocked = blocked || !turn.done();
+            boolean foldable = !blocked && dialogue.cutAfter(t + 1) >= 0;
+            spans.add(new Span(turn.storedTokens(memory.rules()::storedTokens), foldable));
+        }
+        int k = policy.turnsToFold(spans);
+        if (k <= 0) {
+            return true;
+        }
+        long end = dialogue.cutAfter(k);
+        if (end <= from) {
             return true;
         }
         List<ChatMessage> messages = new ArrayList<>();
-        Entry lastFolded = null;
         String previousText = previous == null ? "" : previous.text();
-        int inputTokens = tokenizer.estimateTokenCountInText(previousText);
-        for (Entry entry : entries) {
-            if (entry.index() < end && !(entry.message() instanceof SystemMessage)) {
+        int inputTokens = memory.rules().tokenizer().estimateTokenCountInText(previousText);
+        Entry lastFolded = null;
+        List<Dialogue.Turn> folded = new ArrayList<>(k + 1);
+        if (dialogue.prelude != null) {
+            folded.add(dialogue.prelude);
+        }
+        folded.addAll(dialogue.turns.subList(0, k));
+        for (Dialogue.Turn turn : folded) {
+            for (Entry entry : turn.entries()) {
                 messages.add(entry.message());
-                lastFolded = entry;
-                inputTokens += entry.hasTokenCount() ? entry.tokenCount() : tokenizer.estimateTokenCountInMessage(entry.message());
+                inputTokens += memory.rules().storedTokens(entry);
+                if (lastFolded == null || entry.index() > lastFolded.index()) {
+                    lastFolded = entry;
+                }
             }
         }
         if (messages.isEmpty()) {
             return true;
         }
+        long foldFrom = from;
         String text;
         try {
-            text = settings.summarizer().summarize(previousText, List.copyOf(messages));
+            text = summarize(previousText, List.copyOf(messages));
         } catch (SummarizationException e) {
-            failed(e.reason(), covered, end, e);
+            failed(e.reason(), foldFrom, end, e);
             return false;
         } catch (RuntimeException e) {
-            failed(Reason.FAILED, covered, end, e);
+            failed(Reason.FAILED, foldFrom, end, e);
             return false;
         }
         if (text == null || text.isBlank()) {
-            failed(Reason.EMPTY, covered, end, null);
+            failed(Reason.EMPTY, foldFrom, end, null);
             return false;
         }
         text = text.strip();
-        int outputTokens = tokenizer.estimateTokenCountInText(text);
+        int outputTokens = memory.rules().tokenizer().estimateTokenCountInText(text);
         if (outputTokens > maxSummaryTokens) {
-            failed(Reason.TOO_LONG, covered, end, null);
+            failed(Reason.TOO_LONG, foldFrom, end, null);
             return false;
         }
         Summary next = new Summary(text, end, outputTokens, settings.clock().instant());
+        long readUpTo = entries.get(entries.size() - 1).index();
         while (true) {
             SessionState now = memory.state();
-            if (!Objects.equals(now.summary().orElse(null), previous)) {
-                return true; // another fold (another instance or process) moved the summary first
+            if (start(now) != from) {
+                return true; // another fold (or a clear) moved the start first
             }
-            if (!stillInLog(lastFolded)) {
-                return true; // set() replaced the log meanwhile: this summary describes messages that are gone
+            if (!stillInLog(lastFolded) || rewrittenSince(readUpTo)) {
+                return true; // the log was replaced or rewritten meanwhile: this summary describes messages that are gone
             }
             if (memory.store().compareAndSetState(memory.sessionId(), now.version(), now.withSummary(next)).isPresent()) {
                 break;
@@ -211,6 +257,38 @@ public final class FoldEngine {
             settings.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
         }
         return true;
+    }
+
+    /** One summarizer call, bounded by the timeout: a hung model fails the fold, never the turn. */
+    private String summarize(String previous, List<ChatMessage> messages) {
+        Future<String> call = CALLS.submit(() -> settings.summarizer().summarize(previous, messages));
+        try {
+            return call.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            call.cancel(true);
+            throw new SummarizationException(Reason.TIMED_OUT, 1,
+                    "the summarizer did not answer within " + settings.timeout(), e);
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new SummarizationException(Reason.FAILED, 1, "interrupted while waiting for the summarizer", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new SummarizationException(Reason.FAILED, 1, "the summarizer failed: " + cause, cause);
+        }
+    }
+
+    /** True if a set or clear record was appended after {@code index}. */
+    private boolean rewrittenSince(long index) {
+        for (Entry entry : memory.store().read(memory.sessionId(), index + 1, Integer.MAX_VALUE)) {
+            if (Records.kind(entry.message()) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True if {@code entry} is still in the log (a replace removes every entry; indices never repeat). */

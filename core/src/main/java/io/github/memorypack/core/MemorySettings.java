@@ -1,18 +1,26 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * The options every memory builder shares (id, store, tokenizer, overflow listener, retention and
- * the cost rules), so each strategy's builder only adds its own. Mutable, like the builders that
+ * The options every memory builder shares (id, store, tokenizer, listeners, retention, cost rules,
+ * clock, open-turn timeout, view cache), checked when they are set. Mutable, like the builders that
  * hold it; {@link #copy()} snapshots it for a provider.
  */
-public final class MemorySettings {
+final class MemorySettings {
 
     /** The memory id used when none is set, as in LangChain4j. */
-    public static final String DEFAULT_ID = "default";
+    static final String DEFAULT_ID = "default";
+    /** After this long without a new message an open turn is taken as abandoned, unless set otherwise. */
+    static final Duration DEFAULT_OPEN_TURN_TIMEOUT = Duration.ofMinutes(10);
+
+    /** Shared by every memory that sets no view cache of its own, so the total stays bounded. */
+    private static final ViewCache SHARED_VIEWS = new ViewCache(ViewCache.DEFAULT_CAPACITY);
 
     private static final int UNSET = Integer.MIN_VALUE;
 
@@ -23,100 +31,119 @@ public final class MemorySettings {
     private Retention retention = Retention.keepAll();
     private int toolResultPreviewTokens = UNSET;
     private int keepImagesInNewest = UNSET;
+    private Clock clock = Clock.systemUTC();
+    private Duration openTurnTimeout = DEFAULT_OPEN_TURN_TIMEOUT;
+    private ViewCache viewCache = SHARED_VIEWS;
+    private SummaryMessage.Placement placement = SummaryMessage.Placement.SYSTEM_MESSAGE;
 
-    public void id(Object id) {
-        this.id = Objects.requireNonNull(id, "id");
+    void id(Object id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id must not be null");
+        }
+        SessionIds.of(id); // any non-null id maps to a session id; checked here so build() cannot fail on it
+        this.id = id;
     }
 
-    public Object id() {
+    Object id() {
         return id;
     }
 
-    public void store(SessionStore store) {
+    void store(SessionStore store) {
         this.store = Objects.requireNonNull(store, "store");
     }
 
+    /** A {@link SessionStore} is used as it is; any other {@link ChatMemoryStore} runs through the adapter. */
+    void chatMemoryStore(ChatMemoryStore store) {
+        Objects.requireNonNull(store, "chatMemoryStore");
+        this.store = store instanceof SessionStore ? (SessionStore) store : ChatMemoryStoreAdapter.of(store);
+    }
+
     /** The store; a new {@link InMemorySessionStore} is created (and kept) when none was set. */
-    public SessionStore store() {
+    SessionStore store() {
         if (store == null) {
             store = InMemorySessionStore.create();
         }
         return store;
     }
 
-    public void tokenizer(TokenCountEstimator tokenizer) {
+    void tokenizer(TokenCountEstimator tokenizer) {
         this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
     }
 
-    /** The tokenizer set, or {@code null}. */
-    public TokenCountEstimator tokenizer() {
+    TokenCountEstimator tokenizer() {
         return tokenizer;
     }
 
-    public void overflowListener(OverflowListener listener) {
+    void overflowListener(OverflowListener listener) {
         this.overflowListener = Objects.requireNonNull(listener, "overflowListener");
     }
 
-    public OverflowListener overflowListener() {
+    OverflowListener overflowListener() {
         return overflowListener;
     }
 
-    public void retention(Retention retention) {
+    void retention(Retention retention) {
         this.retention = Objects.requireNonNull(retention, "retention");
     }
 
-    public Retention retention() {
+    Retention retention() {
         return retention;
     }
 
-    /** Any value is taken here; {@link #validate()} rejects one below 1. */
-    public void toolResultPreviews(int maxTokens) {
-        this.toolResultPreviewTokens = maxTokens;
+    void toolResultPreviews(int maxTokens) {
+        this.toolResultPreviewTokens = atLeast(maxTokens, 1, "toolResultPreviews maxTokens");
     }
 
-    /** Any value is taken here; {@link #validate()} rejects one below 0. */
-    public void keepImagesInNewest(int messages) {
-        this.keepImagesInNewest = messages;
+    void keepImagesInNewest(int messages) {
+        this.keepImagesInNewest = atLeast(messages, 0, "keepImagesInNewest");
     }
 
-    /**
-     * Checks the values, as a strategy's {@code build()} must.
-     *
-     * @throws IllegalArgumentException for a value out of range
-     */
-    public void validate() {
-        if (toolResultPreviewTokens != UNSET && toolResultPreviewTokens < 1) {
-            throw new IllegalArgumentException("toolResultPreviews maxTokens must be >= 1, was " + toolResultPreviewTokens);
-        }
-        if (keepImagesInNewest != UNSET && keepImagesInNewest < 0) {
-            throw new IllegalArgumentException("keepImagesInNewest must be >= 0, was " + keepImagesInNewest);
-        }
+    void clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    void openTurnTimeout(Duration timeout) {
+        this.openTurnTimeout = positive(timeout, "openTurnTimeout");
+    }
+
+    Duration openTurnTimeout() {
+        return openTurnTimeout;
+    }
+
+    void viewCacheSize(int views) {
+        this.viewCache = new ViewCache(atLeast(views, 0, "viewCacheSize"));
+    }
+
+    ViewCache viewCache() {
+        return viewCache;
+    }
+
+    void summaryPlacement(SummaryMessage.Placement placement) {
+        this.placement = Objects.requireNonNull(placement, "summaryPlacement");
     }
 
     /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
-    public ViewRules rules() {
-        ViewRules.Builder rules = ViewRules.builder().tokenizer(tokenizer);
-        if (toolResultPreviewTokens != UNSET) {
-            rules.toolResultPreviews(toolResultPreviewTokens);
-        }
-        if (keepImagesInNewest != UNSET) {
-            rules.keepImagesInNewest(keepImagesInNewest);
-        }
-        return rules.build();
+    ViewRules rules() {
+        return new ViewRules(tokenizer, toolResultPreviewTokens == UNSET ? 0 : toolResultPreviewTokens,
+                keepImagesInNewest == UNSET ? -1 : keepImagesInNewest, placement);
     }
 
     /**
-     * The plumbing for one memory with these settings. Appends carry token counts when a tokenizer
+     * The engine for one memory with these settings. Appends carry token counts when a tokenizer
      * was set, when the strategy needs them ({@code strategyCounts}) or when the rules do; otherwise
-     * they carry {@link io.github.memorypack.core.Entry#UNKNOWN_TOKENS} and nothing is tokenized.
+     * they carry {@link Entry#UNKNOWN_TOKENS} and nothing is tokenized.
      */
-    public SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts) {
+    SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts) {
         boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
-        return new SessionMemory(id, store(), counts ? rules.tokenizer() : null, retention, overflowListener);
+        return new SessionMemory(id, this, rules, counts ? rules.tokenizer() : null);
     }
 
-    /** A copy sharing the same store (resolving the default store first, so copies share it). */
-    public MemorySettings copy() {
+    /** A copy sharing the same store (resolving the default store first, so copies share it) and view cache. */
+    MemorySettings copy() {
         MemorySettings copy = new MemorySettings();
         copy.id = id;
         copy.store = store();
@@ -125,11 +152,15 @@ public final class MemorySettings {
         copy.retention = retention;
         copy.toolResultPreviewTokens = toolResultPreviewTokens;
         copy.keepImagesInNewest = keepImagesInNewest;
+        copy.clock = clock;
+        copy.openTurnTimeout = openTurnTimeout;
+        copy.viewCache = viewCache;
+        copy.placement = placement;
         return copy;
     }
 
     /** A {@link #copy()} for one memory id, as a provider builds it. */
-    public MemorySettings forId(Object memoryId) {
+    MemorySettings forId(Object memoryId) {
         MemorySettings copy = copy();
         copy.id(memoryId);
         return copy;
@@ -140,10 +171,24 @@ public final class MemorySettings {
      *
      * @throws IllegalArgumentException if it is null or below 1
      */
-    public static int limit(Function<Object, Integer> limit, Object id, String name) {
+    static int limit(Function<Object, Integer> limit, Object id, String name) {
         Integer value = limit.apply(id);
         if (value == null || value < 1) {
             throw new IllegalArgumentException(name + " must be >= 1, was " + value + " for memory id " + id);
+        }
+        return value;
+    }
+
+    static int atLeast(int value, int min, String name) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+        }
+        return value;
+    }
+
+    static Duration positive(Duration value, String name) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, was " + value);
         }
         return value;
     }

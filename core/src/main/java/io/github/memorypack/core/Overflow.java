@@ -8,12 +8,22 @@ import java.util.Objects;
  */
 public final class Overflow {
 
+    /** What a limit counts. */
+    public enum Unit {
+        /** Messages sent, the pinned system message included. */
+        MESSAGES,
+        /** Turns: a user message and what belongs to it. */
+        TURNS,
+        /** Tokens of the whole request, as the memory's tokenizer counts them. */
+        TOKENS
+    }
+
     private final String sessionId;
-    private final ViewLimit.Unit unit;
+    private final Unit unit;
     private final int limit;
     private final int size;
 
-    public Overflow(String sessionId, ViewLimit.Unit unit, int limit, int size) {
+    public Overflow(String sessionId, Unit unit, int limit, int size) {
         this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
         this.unit = Objects.requireNonNull(unit, "unit");
         this.limit = limit;
@@ -24,7 +34,7 @@ public final class Overflow {
         return sessionId;
     }
 
-    public ViewLimit.Unit unit() {
+    public Unit unit() {
         return unit;
     }
 

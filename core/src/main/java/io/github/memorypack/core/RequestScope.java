@@ -1,50 +1,99 @@
 package io.github.memorypack.core;
 
-import java.util.HashMap;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.observability.api.event.AiServiceCompletedEvent;
+import dev.langchain4j.observability.api.event.AiServiceErrorEvent;
+import dev.langchain4j.observability.api.event.AiServiceEvent;
+import dev.langchain4j.observability.api.event.AiServiceRequestIssuedEvent;
+import dev.langchain4j.observability.api.event.AiServiceResponseReceivedEvent;
+import dev.langchain4j.observability.api.event.AiServiceStartedEvent;
+import dev.langchain4j.observability.api.event.ToolExecutedEvent;
+import dev.langchain4j.observability.api.listener.AiServiceListener;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 /**
- * Makes a request's appends idempotent. Inside {@link #call}/{@link #run}, every message a Memory
- * Pack memory appends on this thread carries an idempotency key made of the request id and an
- * ordinal counted per session ({@code requestId#0}, {@code requestId#1}, …, one per
- * {@code add()} call, including system-message adds that change nothing). When a request is
- * retried with the same id (a client retry, a double click, a redelivered queue message), its
- * adds produce the same keys in the same order and the store keeps the first copy: the turn is
- * stored once.
+ * Identifies a request, so that a retried request shows once and a request's messages stay
+ * together when requests for one session interleave.
+ *
+ * <p>Inside {@link #call}/{@link #run} every call is one <em>attempt</em> of the request. Every
+ * message a Memory Pack memory appends carries the request id and the attempt, and an idempotency
+ * key ({@code requestId#attempt#n}, one per {@code add()} call), so an append that a client or a
+ * driver sends twice is stored once. When a request is retried with the same id (a client retry, a
+ * double click, a redelivered queue message), the new attempt's messages are stored and the
+ * earlier attempt's are kept in the log but never shown again: every view shows the latest attempt
+ * of a request, and the retrying request itself never sees its earlier attempts. So a retried tool
+ * call is answered with the new attempt's results and cannot loop.
  *
  * <pre>{@code
  * String answer = RequestScope.call(httpRequestId, () -> assistant.chat(sessionId, question));
  * }</pre>
  *
- * <p>The scope is bound to the calling thread; work the request hands to other threads is not in
- * it. Scopes nest: an inner scope hides the outer one until it ends.
+ * <p><b>Threads.</b> A scope is bound to the calling thread. LangChain4j runs part of a streaming
+ * request ({@code TokenStream}) on other threads; register {@link #aiServiceListeners()} on
+ * {@code AiServices} and the scope (and {@link TokenAccounting}) follows each request onto them.
+ * Without the listeners, messages that streaming callbacks add are stored without the scope: they
+ * are kept, but a retry may then show them twice, and the memory logs a warning the first time it
+ * sees such a message. Scopes nest: an inner scope hides the outer one until it ends.
  */
 public final class RequestScope {
 
-    /** Longest accepted request id, in characters (the key adds {@code #} and an ordinal). */
+    /** Longest accepted request id, in characters (the key adds the attempt and an ordinal). */
     public static final int MAX_REQUEST_ID_LENGTH = 200;
 
+    // an explicit scope (call/run), then one bound by the listeners, then this thread's own turns
     private static final ThreadLocal<RequestScope> CURRENT = new ThreadLocal<>();
+    private static final ThreadLocal<RequestScope> BOUND = new ThreadLocal<>();
+    private static final ThreadLocal<RequestScope> THREAD = ThreadLocal.withInitial(() -> new RequestScope(null, true));
+    // requests between the listeners' started event and their completed or error event
+    private static final ConcurrentMap<UUID, RequestScope> INVOCATIONS = new ConcurrentHashMap<>();
+    private static final List<AiServiceListener<?>> LISTENERS = List.of(
+            listener(AiServiceStartedEvent.class), listener(AiServiceRequestIssuedEvent.class),
+            listener(AiServiceResponseReceivedEvent.class), listener(ToolExecutedEvent.class),
+            listener(AiServiceCompletedEvent.class), listener(AiServiceErrorEvent.class));
+    /** Most sessions whose open turns a thread remembers outside any scope. */
+    private static final int THREAD_TURNS = 256;
 
     private final String requestId;
-    private final Map<String, Integer> ordinals = new HashMap<>();
+    private final String attemptId;
+    private final Map<String, Integer> ordinals;
+    private final Map<Object, String> turns;
+    private volatile Object memoryId;
 
-    private RequestScope(String requestId) {
+    private RequestScope(String requestId, boolean threadConfined) {
         this.requestId = requestId;
+        this.attemptId = Records.newId();
+        if (threadConfined) {
+            this.ordinals = Map.of();
+            this.turns = new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Object, String> eldest) {
+                    return size() > THREAD_TURNS;
+                }
+            };
+        } else {
+            this.ordinals = new ConcurrentHashMap<>();
+            this.turns = new ConcurrentHashMap<>();
+        }
     }
 
     /**
-     * Runs {@code supplier} with {@code requestId} as the current request.
+     * Runs {@code supplier} as a new attempt of the request {@code requestId}.
      *
-     * @throws IllegalArgumentException if the id is blank or longer than {@link #MAX_REQUEST_ID_LENGTH}
+     * @throws IllegalArgumentException if the id is null, blank or longer than {@link #MAX_REQUEST_ID_LENGTH}
      */
     public static <T> T call(String requestId, Supplier<T> supplier) {
         Objects.requireNonNull(supplier, "supplier");
+        RequestScope scope = new RequestScope(checkRequestId(requestId), false);
         RequestScope outer = CURRENT.get();
-        CURRENT.set(new RequestScope(checkRequestId(requestId)));
+        CURRENT.set(scope);
         try {
             return supplier.get();
         } finally {
@@ -67,29 +116,136 @@ public final class RequestScope {
 
     /** The current request id on this thread, if any. */
     public static Optional<String> currentRequestId() {
-        RequestScope scope = CURRENT.get();
-        return scope == null ? Optional.empty() : Optional.of(scope.requestId);
+        RequestScope scope = active();
+        return scope == null ? Optional.empty() : Optional.ofNullable(scope.requestId);
     }
 
     /**
-     * The idempotency key for the next append to {@code sessionId} in the current scope, or
-     * {@code null} outside a scope. Each call consumes one ordinal of that session.
+     * Listeners to register on {@code AiServices} ({@code .registerListeners(RequestScope.aiServiceListeners())})
+     * so that the current request scope, the turn a request belongs to and the memory id that
+     * {@link TokenAccounting} charges follow each request onto the threads LangChain4j uses for
+     * streaming and tool execution. They keep nothing after a request completes or fails.
      */
-    public static String nextKey(String sessionId) {
+    public static List<AiServiceListener<?>> aiServiceListeners() {
+        return LISTENERS;
+    }
+
+    /** The scope of an explicit request or of a request the listeners follow, or null. */
+    static RequestScope active() {
         RequestScope scope = CURRENT.get();
-        if (scope == null) {
+        return scope != null ? scope : BOUND.get();
+    }
+
+    /** The active scope, or this thread's own (which has no request id). */
+    static RequestScope activeOrThread() {
+        RequestScope scope = active();
+        return scope != null ? scope : THREAD.get();
+    }
+
+    /** The request id, or null for a thread's own scope and for requests the listeners follow without one. */
+    String requestId() {
+        return requestId;
+    }
+
+    String attemptId() {
+        return attemptId;
+    }
+
+    /** The idempotency key for the next append of this scope to the session, or null without a request id. */
+    String nextKey(String sessionId) {
+        if (requestId == null) {
             return null;
         }
-        int ordinal = scope.ordinals.merge(sessionId, 1, Integer::sum) - 1;
-        return scope.requestId + '#' + ordinal;
+        int ordinal = ordinals.merge(sessionId, 1, Integer::sum) - 1;
+        return requestId + '#' + attemptId + '#' + ordinal;
+    }
+
+    /** The open turn of this scope in a session ({@code session} identifies store and session id), or null. */
+    String turn(Object session) {
+        return turns.get(session);
+    }
+
+    /** Starts a new turn of this scope in the session (a user message) and returns its id. */
+    String startTurn(Object session) {
+        String turn = Records.newId();
+        turns.put(session, turn);
+        return turn;
+    }
+
+    /** The turn in the session ended (an AI message without tool calls). */
+    void endTurn(Object session) {
+        turns.remove(session);
+    }
+
+    /** The memory id of the request the listeners follow, for token accounting; null when none. */
+    static Object currentMemoryId() {
+        RequestScope scope = active();
+        return scope == null ? null : scope.memoryId;
     }
 
     private static String checkRequestId(String requestId) {
-        Objects.requireNonNull(requestId, "requestId");
-        if (requestId.isBlank() || requestId.length() > MAX_REQUEST_ID_LENGTH) {
+        if (requestId == null || requestId.isBlank() || requestId.length() > MAX_REQUEST_ID_LENGTH) {
             throw new IllegalArgumentException("request id must be non-blank and at most "
-                    + MAX_REQUEST_ID_LENGTH + " characters");
+                    + MAX_REQUEST_ID_LENGTH + " characters, was " + (requestId == null ? "null" : "'" + requestId + "'"));
         }
         return requestId;
+    }
+
+    private static <T extends AiServiceEvent> AiServiceListener<T> listener(Class<T> type) {
+        return new AiServiceListener<>() {
+            @Override
+            public Class<T> getEventClass() {
+                return type;
+            }
+
+            @Override
+            public void onEvent(T event) {
+                follow(event);
+            }
+
+            @Override
+            public String toString() {
+                return "RequestScope listener for " + type.getSimpleName();
+            }
+        };
+    }
+
+    /**
+     * Started: the request's scope is the caller's explicit one, or a new one (without a request id)
+     * bound to the caller's thread until the next request starts there. Every later event binds it
+     * to the thread it runs on, just before LangChain4j touches the memory or calls the model there.
+     * Completed or failed: forgotten.
+     */
+    private static void follow(AiServiceEvent event) {
+        InvocationContext context = event.invocationContext();
+        if (context == null || context.invocationId() == null) {
+            return;
+        }
+        UUID id = context.invocationId();
+        if (event instanceof AiServiceStartedEvent) {
+            RequestScope scope = CURRENT.get();
+            if (scope == null) {
+                scope = new RequestScope(null, false);
+                BOUND.set(scope);
+            }
+            scope.memoryId = context.chatMemoryId();
+            INVOCATIONS.put(id, scope);
+            return;
+        }
+        RequestScope scope = INVOCATIONS.get(id);
+        if (scope == null) {
+            return;
+        }
+        if (event instanceof AiServiceCompletedEvent || event instanceof AiServiceErrorEvent) {
+            INVOCATIONS.remove(id);
+            if (BOUND.get() == scope) {
+                BOUND.remove();
+            }
+            return;
+        }
+        scope.memoryId = context.chatMemoryId();
+        if (CURRENT.get() != scope) {
+            BOUND.set(scope);
+        }
     }
 }

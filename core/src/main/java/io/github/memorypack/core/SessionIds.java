@@ -1,58 +1,139 @@
 package io.github.memorypack.core;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+
 /**
- * The one place session ids are validated. A valid id is 1–128 characters of
- * {@code [A-Za-z0-9._-]} and is neither {@code .} nor {@code ..}: safe as a file name and as a
- * literal part of a key, so no store can be tricked into path traversal or pattern widening.
+ * Memory ids and session ids. LangChain4j passes any object as a {@code @MemoryId}; a store keys
+ * sessions by a <em>session id</em> that is safe as a file name, a key part and an SQL value. This
+ * class maps one to the other, and is the one place session ids are validated.
+ *
+ * <h2>The mapping (a storage format: it never changes)</h2>
+ * A memory id is taken by its text, {@code String.valueOf(memoryId)} (so {@code 42L} and
+ * {@code "42"} are the same conversation, as in every LangChain4j store). Then:
+ * <ul>
+ *   <li>a text that is already a <em>plain</em> session id — 1–128 characters of
+ *       {@code [A-Za-z0-9._-]}, not {@code .} or {@code ..} — is its own session id;</li>
+ *   <li>any other text up to 95 UTF-8 bytes becomes {@code ~} followed by its UTF-8 bytes in
+ *       unpadded base64url ({@code alice@example.com} → {@code ~YWxpY2VAZXhhbXBsZS5jb20});</li>
+ *   <li>a longer text becomes {@code ~~} followed by the unpadded base64url SHA-256 of its UTF-8
+ *       bytes; a memory keeps such a text in its session's state, so {@link #memoryId} can give it
+ *       back.</li>
+ * </ul>
+ * Plain ids cannot start with {@code ~}, so two different texts never share a session id.
+ *
+ * <p>Stores accept exactly the ids this mapping produces — plain ids, and {@code ~} or {@code ~~}
+ * followed by 1–126 base64url characters — and reject anything else with an
+ * {@link IllegalArgumentException} before any I/O: no path traversal, no key-pattern widening.
  */
 public final class SessionIds {
 
-    /** Longest accepted id, in characters. */
+    /** Longest session id, in characters. */
     public static final int MAX_LENGTH = 128;
+    /** State attribute holding the text of a memory id too long to encode reversibly. */
+    static final String MEMORY_ID_ATTRIBUTE = "memory-pack.memory-id";
+
+    private static final int MAX_ENCODED_BYTES = 95; // 127 base64url characters
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
     private SessionIds() {
     }
 
     /**
-     * Converts a LangChain4j memory id to a session id ({@code String.valueOf(memoryId)}) and
-     * validates it.
+     * The session id of a memory id (see the mapping above).
      *
-     * @throws InvalidSessionIdException if the id is null or not valid
+     * @throws IllegalArgumentException if {@code memoryId} is null
      */
     public static String of(Object memoryId) {
         if (memoryId == null) {
-            throw new InvalidSessionIdException("session id must not be null");
+            throw new IllegalArgumentException("memory id must not be null");
         }
-        return validate(String.valueOf(memoryId));
+        String text = String.valueOf(memoryId);
+        if (isPlain(text)) {
+            return text;
+        }
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > 0 && utf8.length <= MAX_ENCODED_BYTES && isWellFormed(text)) {
+            return "~" + ENCODER.encodeToString(utf8);
+        }
+        return "~~" + ENCODER.encodeToString(sha256(exactBytes(text)));
+    }
+
+    /** True if {@link #of} of this memory id is a hash, so the text is kept in the session state. */
+    static boolean isHashed(String sessionId) {
+        return sessionId.startsWith("~~");
     }
 
     /**
-     * Returns {@code sessionId} unchanged if it is valid.
+     * The text of the memory id that maps to {@code sessionId}: the id itself for a plain id, the
+     * decoded text for an encoded one, and for a hashed one the text kept in the session's state
+     * (or the session id when the state does not have it).
      *
-     * @throws InvalidSessionIdException if it is not
+     * @throws IllegalArgumentException if {@code sessionId} is not a valid session id
+     */
+    public static String memoryId(SessionStore store, String sessionId) {
+        validate(sessionId);
+        if (isHashed(sessionId)) {
+            return store.state(sessionId).attributes().getOrDefault(MEMORY_ID_ATTRIBUTE, sessionId);
+        }
+        if (sessionId.startsWith("~")) {
+            return new String(DECODER.decode(sessionId.substring(1)), StandardCharsets.UTF_8);
+        }
+        return sessionId;
+    }
+
+    /**
+     * Returns {@code sessionId} unchanged if a store may use it.
+     *
+     * @throws IllegalArgumentException if it is null or not a plain, encoded or hashed session id
      */
     public static String validate(String sessionId) {
         if (sessionId == null) {
-            throw new InvalidSessionIdException("session id must not be null");
+            throw new IllegalArgumentException("session id must not be null");
         }
         int length = sessionId.length();
         if (length == 0 || length > MAX_LENGTH) {
-            throw new InvalidSessionIdException(
-                    "session id must be 1-" + MAX_LENGTH + " characters, was " + length);
+            throw new IllegalArgumentException("session id must be 1-" + MAX_LENGTH + " characters, was " + length);
+        }
+        if (sessionId.startsWith("~")) {
+            int from = sessionId.startsWith("~~") ? 2 : 1;
+            if (length == from) {
+                throw new IllegalArgumentException("session id '" + sessionId + "' has nothing after its prefix");
+            }
+            for (int i = from; i < length; i++) {
+                char c = sessionId.charAt(i);
+                if (!(isAlphanumeric(c) || c == '-' || c == '_')) {
+                    throw new IllegalArgumentException(String.format(
+                            "encoded session id may only hold base64url characters; found U+%04X at position %d", (int) c, i));
+                }
+            }
+            return sessionId;
         }
         if (sessionId.equals(".") || sessionId.equals("..")) {
-            throw new InvalidSessionIdException("session id must not be '" + sessionId + "'");
+            throw new IllegalArgumentException("session id must not be '" + sessionId + "'");
         }
         for (int i = 0; i < length; i++) {
             char c = sessionId.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '-';
-            if (!ok) {
-                throw new InvalidSessionIdException(String.format(
-                        "session id may only contain [A-Za-z0-9._-]; found U+%04X at position %d", (int) c, i));
+            if (!(isAlphanumeric(c) || c == '.' || c == '_' || c == '-')) {
+                throw new IllegalArgumentException(String.format(
+                        "session id may only contain [A-Za-z0-9._-] (use SessionIds.of for any memory id);"
+                                + " found U+%04X at position %d", (int) c, i));
             }
         }
         return sessionId;
+    }
+
+    /** True if {@link #validate(String)} would accept the id. */
+    public static boolean isValid(String sessionId) {
+        try {
+            validate(sessionId);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /**
@@ -69,13 +150,47 @@ public final class SessionIds {
         return key;
     }
 
-    /** True if {@link #validate(String)} would accept the id. */
-    public static boolean isValid(String sessionId) {
-        try {
-            validate(sessionId);
-            return true;
-        } catch (InvalidSessionIdException e) {
+    private static boolean isPlain(String text) {
+        int length = text.length();
+        if (length == 0 || length > MAX_LENGTH || text.equals(".") || text.equals("..")) {
             return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (!(isAlphanumeric(c) || c == '.' || c == '_' || c == '-')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isAlphanumeric(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+
+    /** True if the text has no lone surrogate (UTF-8 carries it exactly). */
+    private static boolean isWellFormed(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** UTF-16 code units as big-endian bytes: exact for any text, lone surrogates included. */
+    private static byte[] exactBytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_16BE);
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
         }
     }
 }

@@ -1,193 +1,434 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The plumbing every memory strategy shares: one session of one store, appends with token counts
- * computed once, idempotency keys from {@link RequestScope}, the system message kept in the state,
- * tail reads that grow only when a view needs more, overflow reports and retention. Thread-safe;
+ * The engine every memory strategy composes: one session of one store. It appends (token counts
+ * computed once, turn and request metadata, idempotency keys, one atomic append per {@code add}
+ * call), keeps the system message and the summary in the state, computes views over the tail of the
+ * log (extending the last one when it can), applies LangChain4j's round trips ({@link #set},
+ * {@link #clear}) without losing what the view did not show, and applies retention. Thread-safe;
  * one instance per memory.
  */
-public final class SessionMemory {
+final class SessionMemory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionMemory.class);
+    private static final AtomicBoolean WARNED_UNSCOPED = new AtomicBoolean();
 
     private final Object id;
     private final String sessionId;
     private final SessionStore store;
     private final TokenCountEstimator tokenizer;
+    private final ViewRules rules;
     private final Retention retention;
     private final OverflowListener listener;
+    private final Clock clock;
+    private final Duration openTurnTimeout;
+    private final ViewCache cache;
+    // identifies this session of this store for the turns a thread or request has open in it
+    private final SessionKey turnKey;
     private volatile long firstRetained = -1;
-    private volatile int lastReadCount;
-    // the last tail view: the next one is usually this one plus a few appended messages
-    private volatile View lastTail;
+    private volatile boolean tagged;
 
-    /**
-     * @param id        the LangChain4j memory id; validated with {@link SessionIds#of}
-     * @param tokenizer counts each appended message once; {@code null} stores {@link Entry#UNKNOWN_TOKENS}
-     * @throws io.github.memorypack.core.InvalidSessionIdException if the id is not valid
-     */
-    public SessionMemory(Object id, SessionStore store, TokenCountEstimator tokenizer, Retention retention,
-                         OverflowListener listener) {
+    SessionMemory(Object id, MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer) {
+        this.id = Objects.requireNonNull(id, "id");
         this.sessionId = SessionIds.of(id);
-        this.id = id;
-        this.store = Objects.requireNonNull(store, "store");
+        this.store = settings.store();
         this.tokenizer = tokenizer;
-        this.retention = Objects.requireNonNull(retention, "retention");
-        this.listener = Objects.requireNonNull(listener, "listener");
+        this.rules = rules;
+        this.retention = settings.retention();
+        this.listener = settings.overflowListener();
+        this.clock = settings.clock();
+        this.openTurnTimeout = settings.openTurnTimeout();
+        this.cache = settings.viewCache();
+        this.turnKey = new SessionKey(store, sessionId);
     }
 
-    public Object id() {
+    private record SessionKey(SessionStore store, String sessionId) {
+    }
+
+    Object id() {
         return id;
     }
 
-    public String sessionId() {
+    String sessionId() {
         return sessionId;
     }
 
-    public SessionStore store() {
+    SessionStore store() {
         return store;
     }
 
-    /** The session's current state. */
-    public SessionState state() {
+    ViewRules rules() {
+        return rules;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    SessionState state() {
         return store.state(sessionId);
     }
 
-    /**
-     * Appends one message. A {@link SystemMessage} equal to the state's is a no-op; a different one
-     * becomes the state's system message (compare-and-set, retried on conflict) and is appended to
-     * the log as a record of the change. Inside a {@link RequestScope} the append carries the
-     * scope's next key for this session, so a retried request stores its turn once.
-     */
-    public void add(ChatMessage message) {
-        Objects.requireNonNull(message, "message");
-        String key = RequestScope.nextKey(sessionId);
-        if (message instanceof SystemMessage && !replaceSystemMessage((SystemMessage) message)) {
-            return;
-        }
-        store.append(sessionId, List.of(newEntry(message)), key);
-    }
-
-    /** True if the state now holds {@code message} and did not before. */
-    private boolean replaceSystemMessage(SystemMessage message) {
-        while (true) {
-            SessionState state = store.state(sessionId);
-            if (message.equals(state.systemMessage().orElse(null))) {
-                return false;
-            }
-            if (store.compareAndSetState(sessionId, state.version(), state.withSystemMessage(message)).isPresent()) {
-                return true;
-            }
-        }
-    }
+    // ---------------------------------------------------------------- appends
 
     /**
-     * Replaces the log with {@code messages} in one store call and clears the summary; the last
-     * system message among them (or none) becomes the state's system message.
+     * Appends messages as one atomic store append. A system message equal to the current one is a
+     * no-op; a different one is appended as a record and becomes the state's system message. A
+     * summary message (from this memory's own view) goes back to the state, never to the log. Each
+     * entry carries its turn (and, in a {@link RequestScope}, its request and attempt); the append
+     * carries the scope's next idempotency key.
      *
-     * @throws IllegalArgumentException if {@code messages} is empty
+     * @return the messages appended that are not system messages (what may end a turn)
      */
-    public void set(Iterable<ChatMessage> messages) {
-        Objects.requireNonNull(messages, "messages");
-        List<NewEntry> entries = new ArrayList<>();
+    List<ChatMessage> add(List<ChatMessage> messages) {
+        RequestScope scope = RequestScope.activeOrThread();
+        SessionState state = store.state(sessionId);
         SystemMessage system = null;
+        boolean systemChanged = false;
+        String summaryText = null;
+        int summaryAt = -1;
+        List<NewEntry> batch = new ArrayList<>(messages.size());
+        List<ChatMessage> conversation = new ArrayList<>(messages.size());
+        SystemMessage current = null;
+        boolean currentKnown = false;
         for (ChatMessage message : messages) {
-            Objects.requireNonNull(message, "messages must not contain null");
-            if (message instanceof SystemMessage) {
-                system = (SystemMessage) message;
+            if (message instanceof SummaryMessage || message instanceof SummaryBlock) {
+                summaryText = message instanceof SummaryMessage ? ((SummaryMessage) message).summaryText()
+                        : ((SummaryBlock) message).summaryText();
+                summaryAt = batch.size();
+                if (message instanceof SummaryMessage && ((SummaryMessage) message).applicationSystemMessage().isPresent()) {
+                    message = ((SummaryMessage) message).applicationSystemMessage().get();
+                } else {
+                    continue;
+                }
             }
-            entries.add(newEntry(message));
+            if (message instanceof SystemMessage) {
+                if (!currentKnown) {
+                    current = state.systemMessage().orElse(null);
+                    currentKnown = true;
+                }
+                SystemMessage candidate = (SystemMessage) message;
+                if (candidate.equals(system == null ? current : system)) {
+                    continue;
+                }
+                system = candidate;
+                systemChanged = true;
+                batch.add(newEntry(candidate, scope));
+                continue;
+            }
+            batch.add(newEntry(message, scope));
+            conversation.add(message);
         }
-        if (entries.isEmpty()) {
-            throw new IllegalArgumentException("messages must not be empty");
+        if (batch.isEmpty() && summaryText == null) {
+            return conversation;
         }
-        store.replace(sessionId, entries);
-        firstRetained = -1;
-        lastTail = null;
+        List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
+        if (systemChanged || summaryText != null) {
+            long systemIndex = -1;
+            for (Entry entry : stored) {
+                if (entry.message() instanceof SystemMessage) {
+                    systemIndex = entry.index();
+                }
+            }
+            long coveredUntil = summaryAt < 0 ? -1
+                    : summaryAt < stored.size() ? stored.get(summaryAt).index() : store.nextIndex(sessionId);
+            updateState(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
+        }
+        return conversation;
+    }
+
+    private NewEntry newEntry(ChatMessage message, RequestScope scope) {
+        Map<String, String> metadata = new HashMap<>(4);
+        String turn;
+        if (message instanceof UserMessage) {
+            turn = scope.startTurn(turnKey);
+            tagged = true;
+        } else {
+            turn = scope.turn(turnKey);
+            if (turn == null && tagged && RequestScope.active() == null && !(message instanceof SystemMessage)
+                    && WARNED_UNSCOPED.compareAndSet(false, true)) {
+                LOG.warn("A {} was added to chat memory {} from a thread that did not add the turn's user message"
+                        + " (LangChain4j streaming or an async return?). It is kept, but it is not tied to its"
+                        + " request: a retry may show it twice and interleaved requests may mix their turns."
+                        + " Register RequestScope.aiServiceListeners() on AiServices to carry requests across"
+                        + " threads. (Logged once.)", message.type(), sessionId);
+            }
+            if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
+                scope.endTurn(turnKey);
+            }
+        }
+        if (turn != null) {
+            metadata.put(Records.TURN, turn);
+        }
+        if (scope.requestId() != null) {
+            metadata.put(Records.REQUEST, scope.requestId());
+            metadata.put(Records.ATTEMPT, scope.attemptId());
+        }
+        return NewEntry.of(message, count(message), metadata);
+    }
+
+    private int count(ChatMessage message) {
+        return tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInMessage(message);
+    }
+
+    /**
+     * Stores a new system message (recorded at {@code systemIndex}) and/or summary, retrying on
+     * conflicts. A crash before this leaves the log record, which views take over the state anyway.
+     */
+    private void updateState(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
         while (true) {
             SessionState state = store.state(sessionId);
-            SessionState next = state.withSystemMessage(system).withSummary(null);
-            if (store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
+            SessionState next = state;
+            Map<String, String> attributes = new HashMap<>(state.attributes());
+            if (system != null) {
+                next = next.withSystemMessage(system);
+                attributes.put(Records.SYSTEM_INDEX, Long.toString(systemIndex));
+            }
+            Summary old = state.summary().orElse(null);
+            if (summaryText != null && !summaryText.isBlank() && (old == null || !old.text().equals(summaryText))) {
+                // a summary coming back (after clear(), or edited through set()): it covers what it covered,
+                // or, when the state has none any more, everything before the messages that follow it
+                long covers = old != null ? old.coveredUntil() : Math.max(0, coveredUntil);
+                next = next.withSummary(new Summary(summaryText, covers, Entry.UNKNOWN_TOKENS, clock.instant()));
+            }
+            next = next.withAttributes(attributes);
+            if (next.equals(state) || store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
                 return;
             }
         }
     }
 
-    /** Deletes the session: log, state and idempotency keys. */
-    public void clear() {
-        store.delete(sessionId);
-        firstRetained = -1;
-        lastTail = null;
+    // ---------------------------------------------------------------- views
+
+    Dialogue.Context context(RequestScope scope) {
+        return new Dialogue.Context(clock.instant(), openTurnTimeout, scope);
     }
 
     /**
-     * The view over the tail of the log. When the last tail view of this memory can be extended
-     * ({@link ViewRules#extend}), only the entries appended since are read, from the last entry that
-     * view saw (which must still be there, with the same id: otherwise the log was replaced or
-     * deleted meanwhile). Otherwise reads the last {@code firstRead} entries and reads twice as many,
-     * again and again, only while the view could still take older turns.
+     * The view over the tail of the log for the calling thread. When this memory's last view can be
+     * extended ({@link ViewRules#extend}), only the entries appended since are read. Otherwise reads
+     * the last {@code firstRead} entries, and twice as many again and again, while the view could
+     * still take older turns.
      */
-    public View tail(ViewRules rules, ViewLimit limit, int firstRead) {
+    View tail(ViewLimit limit, int firstRead) {
         SessionState state = store.state(sessionId);
-        View previous = lastTail;
-        if (previous != null && previous.extendable()) {
-            List<Entry> fresh = store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
-            if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
-                Optional<View> extended = rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
-                if (extended.isPresent()) {
-                    lastTail = extended.get();
-                    return extended.get();
+        RequestScope scope = RequestScope.active();
+        boolean cacheable = scope == null || scope.requestId() == null;
+        if (cacheable) {
+            View previous = cache.get(this);
+            if (previous != null && previous.extendable()) {
+                List<Entry> fresh = store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
+                if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
+                    Optional<View> extended = rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
+                    if (extended.isPresent()) {
+                        cache.put(this, extended.get());
+                        return extended.get();
+                    }
                 }
             }
         }
-        View view = readTail(rules, state, limit, firstRead);
-        lastTail = view;
+        View view = readTail(state, limit, Math.max(firstRead, cache.readHint(this)), context(scope));
+        if (cacheable) {
+            cache.put(this, view);
+        } else {
+            cache.remove(this);
+        }
         return view;
     }
 
-    private View readTail(ViewRules rules, SessionState state, ViewLimit limit, int firstRead) {
+    private View readTail(SessionState state, ViewLimit limit, int firstRead, Dialogue.Context context) {
         int count = Math.max(1, firstRead);
         while (true) {
             List<Entry> entries = store.readLast(sessionId, count);
-            View view = rules.render(state, entries, limit);
-            if (!view.needsOlderEntries() || entries.size() < count || count == Integer.MAX_VALUE) {
-                lastReadCount = count;
+            boolean fromStart = entries.size() < count;
+            View view = rules.render(state, entries, fromStart, limit, context);
+            if (!view.needsOlderEntries() || fromStart || count == Integer.MAX_VALUE) {
+                cache.hint(this, count);
                 return view;
             }
             count = count > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE : count * 2;
         }
     }
 
-    /** The view over every entry from {@code fromIndex} on. */
-    public View from(ViewRules rules, ViewLimit limit, long fromIndex) {
-        SessionState state = store.state(sessionId);
-        return rules.render(state, store.read(sessionId, fromIndex, Integer.MAX_VALUE), limit);
-    }
-
-    /** How many entries the last {@link #tail} read; a good first read for the next one. */
-    public int lastReadCount() {
-        return lastReadCount;
+    /** The dialogue of every entry from {@code fromIndex} on, for the calling thread. */
+    Dialogue dialogueFrom(SessionState state, long fromIndex) {
+        List<Entry> entries = store.read(sessionId, fromIndex, Integer.MAX_VALUE);
+        return Dialogue.of(state, entries, true, context(RequestScope.active()));
     }
 
     /** Reports the view's overflow, if any, and applies retention below what the view shows. */
-    public void afterView(View view) {
+    void afterView(View view) {
         view.overflow(sessionId).ifPresent(listener::onOverflow);
         if (view.firstIndex() >= 0) {
             retain(view.firstIndex());
         }
     }
 
+    /** A mutable copy of the view's messages, after {@link #afterView}. */
+    List<ChatMessage> show(View view) {
+        afterView(view);
+        return new ArrayList<>(view.messages());
+    }
+
+    // ---------------------------------------------------------------- round trips
+
+    /**
+     * LangChain4j's "replace all messages", applied to what {@code current} (this thread's view)
+     * showed: entries up to the first message that differs stay exactly as they are, and so does
+     * everything the view did not show (history before it, a tool call in flight, superseded
+     * attempts). From the first difference on, the shown entries are superseded by one set record
+     * and the new messages are appended after it, in the same atomic append. Previews and image notes
+     * map back to their full entries; synthetic repairs are never stored; a summary message goes
+     * back to the state. Writes nothing when nothing changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    void set(Iterable<ChatMessage> messages, View current) {
+        List<ChatMessage> list = checkedList(messages, true);
+        SessionState state = store.state(sessionId);
+        List<ChatMessage> shown = current.messages();
+        List<Entry> sources = current.sources();
+        int pinned = 0;
+        while (pinned < shown.size() && sources.get(pinned) == null
+                && (shown.get(pinned) instanceof SystemMessage || shown.get(pinned) instanceof SummaryBlock)) {
+            pinned++;
+        }
+        // the pinned part of the list: system message and summary
+        SystemMessage system = null;
+        String summaryText = null;
+        List<ChatMessage> rest = new ArrayList<>(list.size());
+        for (ChatMessage message : list) {
+            if (message instanceof SummaryMessage) {
+                summaryText = ((SummaryMessage) message).summaryText();
+                system = ((SummaryMessage) message).applicationSystemMessage().orElse(system);
+            } else if (message instanceof SummaryBlock) {
+                summaryText = ((SummaryBlock) message).summaryText();
+            } else if (message instanceof SystemMessage) {
+                system = (SystemMessage) message;
+            } else {
+                rest.add(message);
+            }
+        }
+        SystemMessage currentSystem = null;
+        for (int i = 0; i < pinned; i++) {
+            if (shown.get(i) instanceof SystemMessage && !(shown.get(i) instanceof SummaryMessage)) {
+                currentSystem = (SystemMessage) shown.get(i);
+            } else if (shown.get(i) instanceof SummaryMessage) {
+                currentSystem = ((SummaryMessage) shown.get(i)).applicationSystemMessage().orElse(currentSystem);
+            }
+        }
+        boolean systemChanged = system != null && !system.equals(currentSystem);
+        String currentSummary = state.summary().map(Summary::text).orElse(null);
+        boolean summaryChanged = summaryText != null && !summaryText.equals(currentSummary);
+
+        int p = 0;
+        int shownCount = shown.size() - pinned;
+        while (p < rest.size() && p < shownCount && rest.get(p).equals(shown.get(pinned + p))) {
+            p++;
+        }
+        if (p == rest.size() && p == shownCount && !systemChanged && !summaryChanged) {
+            return;
+        }
+        // what the list brings from the first difference on, mapped back to full entries
+        Map<ChatMessage, Entry> byValue = new HashMap<>();
+        for (int i = pinned + p; i < shown.size(); i++) {
+            if (sources.get(i) != null) {
+                byValue.putIfAbsent(shown.get(i), sources.get(i));
+            }
+        }
+        List<Long> superseded = new ArrayList<>();
+        for (int i = pinned + p; i < shown.size(); i++) {
+            Entry source = sources.get(i);
+            if (source != null) {
+                superseded.add(source.index());
+            }
+        }
+        RequestScope scope = RequestScope.activeOrThread();
+        List<NewEntry> batch = new ArrayList<>(rest.size() - p + 2);
+        if (!superseded.isEmpty()) {
+            batch.add(NewEntry.of(Records.set(superseded), 0));
+        }
+        for (int j = p; j < rest.size(); j++) {
+            ChatMessage message = rest.get(j);
+            Entry source = byValue.get(message);
+            if (source == null && isRepair(message)) {
+                continue; // a synthetic repair a view made: never stored as a real result
+            }
+            ChatMessage full = source != null ? source.message() : message;
+            Entry position = pinned + j < shown.size() ? sources.get(pinned + j) : null;
+            Entry like = source != null ? source : position;
+            Map<String, String> metadata = like == null ? Map.of() : like.metadata();
+            batch.add(NewEntry.of(full, count(full), metadata));
+        }
+        if (systemChanged) {
+            batch.add(newEntry(system, scope));
+        }
+        List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
+        if (systemChanged || summaryChanged) {
+            long systemIndex = systemChanged ? stored.get(stored.size() - 1).index() : -1;
+            updateState(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
+                    state.summary().map(Summary::coveredUntil).orElse(0L));
+        }
+    }
+
+    private static boolean isRepair(ChatMessage message) {
+        return message instanceof ToolExecutionResultMessage
+                && Dialogue.INTERRUPTED_TOOL_RESULT.equals(((ToolExecutionResultMessage) message).text());
+    }
+
+    /**
+     * Starts the conversation over in every view: appends a clear record and resets the state's
+     * system message and summary as of that record. With a retention that trims, everything before
+     * the record is trimmed for good; otherwise it stays in the log (exportable, searchable, never
+     * shown again).
+     */
+    void clear() {
+        RequestScope scope = RequestScope.activeOrThread();
+        List<Entry> stored = store.append(sessionId, List.of(NewEntry.of(Records.clear(), 0)), scope.nextKey(sessionId));
+        long index = stored.get(stored.size() - 1).index();
+        while (true) {
+            SessionState state = store.state(sessionId);
+            if (Records.longAttribute(state, Records.CLEARED_AT, -1) >= index) {
+                break;
+            }
+            Map<String, String> attributes = new HashMap<>(state.attributes());
+            attributes.put(Records.CLEARED_AT, Long.toString(index));
+            attributes.put(Records.SYSTEM_INDEX, Long.toString(index));
+            SessionState next = state.withSystemMessage(null).withSummary(null).withAttributes(attributes);
+            if (store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
+                break;
+            }
+        }
+        cache.remove(this);
+        firstRetained = -1;
+        retain(index + 1);
+    }
+
+    // ---------------------------------------------------------------- retention
+
     /**
      * Lets the retention policy trim the log, never at or after {@code neededFrom} (the first index
      * any view of this memory still needs).
      */
-    public void retain(long neededFrom) {
+    void retain(long neededFrom) {
         if (!retention.trims()) {
             return;
         }
@@ -207,7 +448,26 @@ public final class SessionMemory {
         firstRetained = first;
     }
 
-    private NewEntry newEntry(ChatMessage message) {
-        return NewEntry.of(message, tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInMessage(message));
+    /** The messages of an {@code add(Iterable)} or {@code set} call, checked. */
+    static List<ChatMessage> checkedList(Iterable<ChatMessage> messages, boolean nonEmpty) {
+        if (messages == null) {
+            throw new IllegalArgumentException("messages must not be null");
+        }
+        List<ChatMessage> list = new ArrayList<>();
+        for (ChatMessage message : messages) {
+            if (message == null) {
+                throw new IllegalArgumentException("messages must not contain null");
+            }
+            list.add(message);
+        }
+        if (nonEmpty && list.isEmpty()) {
+            throw new IllegalArgumentException("messages must not be empty");
+        }
+        return list;
+    }
+
+    @Override
+    public String toString() {
+        return "SessionMemory{" + sessionId + '}';
     }
 }

@@ -13,7 +13,7 @@ import java.util.Optional;
  * <h2>Rules every implementation keeps (checked by {@code memory-pack-testkit}'s contract)</h2>
  * <ul>
  *   <li>Session ids are validated with {@link SessionIds} before any I/O; a bad id throws
- *       {@link InvalidSessionIdException} and touches nothing.</li>
+ *       {@link IllegalArgumentException} and touches nothing.</li>
  *   <li>{@link #append} is atomic (all of its entries become visible together, or none) and costs
  *       I/O in proportion to the new entries only. Entries get consecutive indices; concurrent
  *       appenders, in this process or others, never lose or interleave each other's batches.</li>
@@ -44,7 +44,7 @@ public interface SessionStore extends ChatMemoryStore {
      *                       happen at most once per session: when the session already holds entries
      *                       appended under this key, nothing is stored and those entries are returned
      * @return the stored entries, with their indices, ids and timestamps
-     * @throws InvalidSessionIdException if the id is not valid (nothing is touched)
+     * @throws IllegalArgumentException if the id is not valid (nothing is touched)
      * @throws IllegalArgumentException  if the key is blank or longer than {@link #MAX_IDEMPOTENCY_KEY_LENGTH}
      * @throws StoreException            if the append failed; then none of it is visible
      */

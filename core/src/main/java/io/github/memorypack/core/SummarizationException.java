@@ -17,7 +17,9 @@ public final class SummarizationException extends MemoryPackException {
         /** The summary was longer than the token cap, or the model stopped at its output limit. */
         TOO_LONG,
         /** The summarizer (or its model) threw. */
-        FAILED
+        FAILED,
+        /** The summarizer did not answer within the memory's summarizer timeout. */
+        TIMED_OUT
     }
 
     private final Reason reason;

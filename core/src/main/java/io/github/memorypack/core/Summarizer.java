@@ -20,7 +20,7 @@ import java.util.List;
  * </ul>
  *
  * <p>Factories: {@link #llm(ChatModel)} (an {@link LlmSummarizer} with the default prompt) and
- * {@link #extractive()} (an offline {@link ExtractiveSummarizer}, no model needed).
+ * {@link #extractive()} (offline, no model needed).
  */
 @FunctionalInterface
 public interface Summarizer {
@@ -40,8 +40,20 @@ public interface Summarizer {
         return LlmSummarizer.builder().chatModel(model).build();
     }
 
-    /** An {@link ExtractiveSummarizer} with the default cap: offline, deterministic, no model. */
+    /**
+     * An offline, deterministic summarizer that needs no model: it keeps the sentences that carry
+     * names, numbers, dates and stated preferences, newest facts first, within 500 tokens.
+     */
     static Summarizer extractive() {
         return ExtractiveSummarizer.builder().build();
+    }
+
+    /**
+     * {@link #extractive()} with a cap of {@code maxSummaryTokens}.
+     *
+     * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
+     */
+    static Summarizer extractive(int maxSummaryTokens) {
+        return ExtractiveSummarizer.builder().maxSummaryTokens(maxSummaryTokens).build();
     }
 }

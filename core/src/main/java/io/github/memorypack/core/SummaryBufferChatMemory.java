@@ -1,7 +1,16 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -12,127 +21,233 @@ import java.util.function.Function;
  *
  * <p><b>Folding.</b> When a turn finishes (an AI message without tool requests is added), the
  * memory adds up the stored token counts of the turns the summary does not cover. Only when that
- * passes {@code maxTokens} are the oldest whole turns folded into the summary — as many as it takes
- * to bring the rest to {@code lowWatermark} or below (default half of {@code maxTokens}). The newest
- * turn is never folded. So the summarizer runs about once per ({@code maxTokens − lowWatermark})
- * tokens of new conversation, not on every turn. Both limits may be set per session (a function of
- * the memory id, applied at every fold). With {@link Builder#calibrateWith calibration}, token counts
+ * passes {@code maxBufferTokens} are the oldest closed turns folded into the summary — as many as
+ * it takes to bring the rest to {@code lowWatermark} or below (default half of
+ * {@code maxBufferTokens}). The newest turn, an open turn and anything after an open turn are never
+ * folded. So the summarizer runs about once per ({@code maxBufferTokens − lowWatermark}) tokens of
+ * new conversation, not on every turn. With {@link Builder#calibrateWith calibration}, token counts
  * are multiplied by the session's {@link TokenAccounting#calibrationFactor} first.
  *
- * <p>{@code maxTokens} bounds the verbatim turns only: the view is at most the system message, the
- * summary ({@code maxSummaryTokens} plus its header), and {@code maxTokens} — or, when the newest
- * turn alone is bigger, that turn.
+ * <p><b>Budgets.</b> {@code maxBufferTokens} bounds the verbatim turns only — unlike
+ * {@link WindowChatMemory.Builder#maxTokens(int)}, which bounds the whole request. A request is at
+ * most the system message, the summary ({@code maxSummaryTokens} plus its header) and
+ * {@code maxBufferTokens}, or the newest turn when it alone is bigger; set
+ * {@link Builder#contextTokens} for a hard ceiling on the whole request that holds even while
+ * folds lag or fail (the oldest closed turns are then cut from the view, and the overflow reported).
  *
- * <p><b>Failures change nothing.</b> A summarizer that throws, or returns {@code null}, blank text
- * or more than {@code maxSummaryTokens} tokens, leaves summary and log as they were: every message
- * stays visible (the view is then over budget, never wrong), the {@link SummaryFailureListener} is
- * told, and the fold is tried again at a later turn (after k failures in a row, 2^(k-1) − 1 turns
- * are skipped first, at most 31).
+ * <p><b>Failures change nothing.</b> A summarizer that throws, times out, or returns {@code null},
+ * blank text or more than {@code maxSummaryTokens} tokens, leaves summary and log as they were: every
+ * message stays in the log, the {@link SummaryFailureListener} is told, and the fold is tried again
+ * at a later turn (after k failures in a row, 2^(k-1) − 1 turns are skipped first, at most 31).
  *
  * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}; with an
  * {@link Builder#executor executor} it runs there and {@code add} returns at once, and until the new
- * summary is stored the view is the old summary plus every unfolded turn. At most one fold of a
- * session runs at a time in this process (a turn that finishes during a fold makes it look again
- * when done); a fold that finds the summary moved by someone else is dropped.
+ * summary is stored the view is the old summary plus every unfolded turn.
  *
- * <p><b>View</b> (through the shared {@link ViewRules}): the application's system message first,
- * then the summary as a system message under {@link ViewRules#SUMMARY_HEADER}, then every turn the
- * summary does not cover — whole turns, tool calls with their results, interrupted calls repaired.
+ * <p><b>View:</b> the application's system message first, then the summary as a
+ * {@link SummaryMessage} (or where {@link Builder#summaryPlacement} puts it), then every turn the
+ * summary does not cover. {@link #set} and {@link #clear} follow LangChain4j's round trips without
+ * loss; the summary message is recognised when it comes back and goes back to the state.
  *
  * <pre>{@code
  * ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
- *         .store(store).summarizer(LlmSummarizer.of(cheapModel)).maxTokens(2_000).provider();
+ *         .chatMemoryStore(store).summarizer(LlmSummarizer.of(cheapModel)).maxBufferTokens(2_000).provider();
  * }</pre>
  */
-public final class SummaryBufferChatMemory extends FoldingChatMemory {
+public final class SummaryBufferChatMemory implements ChatMemory {
+
+    private final MemoryEngine engine;
+    private final FoldEngine folds;
+    private final Function<Object, Integer> contextTokens;
 
     private SummaryBufferChatMemory(MemorySettings settings, SummarySettings summarySettings,
                                     Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark,
-                                    TokenAccounting calibration) {
-        super(settings, summarySettings, policy(settings.id(), maxTokens, lowWatermark, calibration));
-        limits(settings.id(), maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
+                                    TokenAccounting calibration, Function<Object, Integer> contextTokens) {
+        SessionMemory memory = settings.sessionMemory(settings.rules(), true);
+        Object id = settings.id();
+        this.contextTokens = contextTokens;
+        this.folds = new FoldEngine(memory, summarySettings, policy(id, maxTokens, lowWatermark, calibration));
+        this.engine = new MemoryEngine(memory, this::view, folds::turnFinished);
+        limits(id, maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
+        ceiling();
     }
 
-    /** Fold when the unsummarized turns pass maxTokens; fold the oldest until at or under the watermark. */
+    /** Fold when the unsummarized turns pass maxBufferTokens; fold the oldest until at or under the watermark. */
     private static FoldEngine.Policy policy(Object id, Function<Object, Integer> maxTokens,
                                             Function<Object, Integer> lowWatermark, TokenAccounting calibration) {
         return spans -> {
             int[] limits = limits(id, maxTokens, lowWatermark);
             double factor = calibration == null ? 1.0 : calibration.calibrationFactor(id);
             long remaining = 0;
-            for (Turns.Span span : spans) {
-                remaining += span.tokens();
+            for (FoldEngine.Span span : spans) {
+                remaining += span.tokens;
             }
             if (remaining * factor <= limits[0]) {
-                return -1;
+                return 0;
             }
-            long end = -1;
-            // never the newest turn; stop at the first turn that cannot fold yet (folds are prefixes)
+            int fold = 0;
+            // never the newest turn; only where a fold can end (a closed prefix, cut cleanly)
             for (int i = 0; i < spans.size() - 1 && remaining * factor > limits[1]; i++) {
-                Turns.Span span = spans.get(i);
-                if (!span.foldable()) {
-                    break;
+                remaining -= spans.get(i).tokens;
+                if (spans.get(i).foldable) {
+                    fold = i + 1;
                 }
-                remaining -= span.tokens();
-                end = span.end();
             }
-            return end;
+            return fold;
         };
     }
 
     private static int[] limits(Object id, Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark) {
-        int max = MemorySettings.limit(maxTokens, id, "maxTokens");
+        int max = MemorySettings.limit(maxTokens, id, "maxBufferTokens");
         Integer low = lowWatermark == null ? Integer.valueOf(max / 2) : lowWatermark.apply(id);
         if (low == null || low < 0 || low >= max) {
-            throw new IllegalArgumentException("lowWatermark must be >= 0 and < maxTokens (" + max + "), was " + low
+            throw new IllegalArgumentException("lowWatermark must be >= 0 and < maxBufferTokens (" + max + "), was " + low
                     + " for memory id " + id);
         }
         return new int[] {max, low};
     }
 
+    /** A builder; {@link Builder#summarizer} and {@link Builder#maxBufferTokens} are required. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The memory id. */
     @Override
-    public String toString() {
-        return "SummaryBufferChatMemory{id=" + sessionId() + '}';
+    public Object id() {
+        return engine.id();
     }
 
-    /** Builds a {@link SummaryBufferChatMemory}; {@link #summarizer} and {@link #maxTokens} are required. */
-    public static final class Builder extends SummaryMemoryBuilder<Builder> {
+    /** Appends the message (one atomic append); a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage message) {
+        engine.add(message);
+    }
 
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage... messages) {
+        engine.add(messages);
+    }
+
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        engine.add(messages);
+    }
+
+    /** System message, summary, then the turns the summary does not cover. */
+    @Override
+    public List<ChatMessage> messages() {
+        return engine.messages();
+    }
+
+    /**
+     * Replaces what the view shows with {@code messages}: entries up to the first difference stay as
+     * they are, and so does everything the view did not show; the summary message goes back to the
+     * state; writes nothing when nothing changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        engine.set(messages);
+    }
+
+    /** Starts the conversation over (summary included); the earlier log stays unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        engine.clear();
+    }
+
+    /** The summary the view shows, if any. */
+    public Optional<Summary> summary() {
+        return folds.summary();
+    }
+
+    private View view() {
+        return folds.view(ceiling());
+    }
+
+    private ViewLimit ceiling() {
+        return contextTokens == null ? ViewLimit.none()
+                : ViewLimit.tokens(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
+    }
+
+    @Override
+    public String toString() {
+        return "SummaryBufferChatMemory{id=" + engine.memory().sessionId() + '}';
+    }
+
+    /**
+     * Builds a {@link SummaryBufferChatMemory}, or a {@link ChatMemoryProvider} of them;
+     * {@link #summarizer} and {@link #maxBufferTokens} are required.
+     */
+    public static final class Builder {
+
+        private final MemorySettings settings = new MemorySettings();
+        private final SummarySettings summarySettings = new SummarySettings();
+        private Function<Object, Integer> contextTokens;
         private Function<Object, Integer> maxTokens;
         private Function<Object, Integer> lowWatermark;
+        private Integer fixedMax;
+        private Integer fixedLow;
         private TokenAccounting calibration;
 
         private Builder() {
         }
 
-        @Override
-        protected Builder self() {
+        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        public Builder id(Object id) {
+            settings.id(id);
             return this;
         }
 
-        /** Budget of the verbatim turns, in tokens; passing it starts a fold. Required. */
-        public Builder maxTokens(int maxTokens) {
-            return maxTokens(id -> maxTokens);
-        }
-
-        /** {@link #maxTokens(int)} decided per memory id, at every fold. */
-        public Builder maxTokens(Function<Object, Integer> maxTokens) {
-            this.maxTokens = Objects.requireNonNull(maxTokens, "maxTokens");
+        /**
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            settings.chatMemoryStore(store);
             return this;
         }
 
-        /** A fold goes on until the verbatim turns are at or under this; default {@code maxTokens / 2}. */
+        /**
+         * Budget of the verbatim turns, in tokens (the summary and the system message are not
+         * counted); passing it starts a fold. Required.
+         *
+         * @throws IllegalArgumentException if {@code maxBufferTokens < 1}
+         */
+        public Builder maxBufferTokens(int maxBufferTokens) {
+            MemorySettings.atLeast(maxBufferTokens, 1, "maxBufferTokens");
+            this.maxTokens = id -> maxBufferTokens;
+            this.fixedMax = maxBufferTokens;
+            return this;
+        }
+
+        /** {@link #maxBufferTokens(int)} decided per memory id, at every fold. */
+        public Builder dynamicMaxBufferTokens(Function<Object, Integer> maxBufferTokens) {
+            this.maxTokens = Objects.requireNonNull(maxBufferTokens, "maxBufferTokens");
+            this.fixedMax = null;
+            return this;
+        }
+
+        /**
+         * A fold goes on until the verbatim turns are at or under this; default {@code maxBufferTokens / 2}.
+         *
+         * @throws IllegalArgumentException if {@code lowWatermark < 0}
+         */
         public Builder lowWatermark(int lowWatermark) {
-            return lowWatermark(id -> lowWatermark);
+            MemorySettings.atLeast(lowWatermark, 0, "lowWatermark");
+            this.lowWatermark = id -> lowWatermark;
+            this.fixedLow = lowWatermark;
+            return this;
         }
 
         /** {@link #lowWatermark(int)} decided per memory id, at every fold. */
-        public Builder lowWatermark(Function<Object, Integer> lowWatermark) {
+        public Builder dynamicLowWatermark(Function<Object, Integer> lowWatermark) {
             this.lowWatermark = Objects.requireNonNull(lowWatermark, "lowWatermark");
+            this.fixedLow = null;
             return this;
         }
 
@@ -146,21 +261,164 @@ public final class SummaryBufferChatMemory extends FoldingChatMemory {
             return this;
         }
 
+        /** Writes the summaries. Required. */
+        public Builder summarizer(Summarizer summarizer) {
+            summarySettings.summarizer(summarizer);
+            return this;
+        }
+
         /**
-         * @throws IllegalArgumentException if no summarizer or no {@code maxTokens} is set,
-         *                                  {@code maxTokens} is below 1, the watermark is not in
-         *                                  [0, maxTokens), or the id is invalid
+         * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
+         * summarizer's own cap for {@link LlmSummarizer} and {@link Summarizer#extractive()}, else 1,000.
+         *
+         * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
+         */
+        public Builder maxSummaryTokens(int maxSummaryTokens) {
+            summarySettings.maxSummaryTokens(maxSummaryTokens);
+            return this;
+        }
+
+        /**
+         * Folds on this executor instead of inside {@code add()}: the turn never waits for the
+         * summarizer, and until the new summary is stored the view is the old one plus every unfolded turn.
+         */
+        public Builder executor(Executor executor) {
+            summarySettings.executor(executor);
+            return this;
+        }
+
+        /**
+         * How long one summarizer call may take before the fold fails (reported as
+         * {@link SummarizationException.Reason#TIMED_OUT}; nothing changes). Bounds how long an
+         * inline fold keeps {@code add()} waiting. Default 60 seconds.
+         */
+        public Builder summarizerTimeout(Duration timeout) {
+            summarySettings.timeout(timeout);
+            return this;
+        }
+
+        /** Told about failed folds; default {@link SummaryFailureListener#logging()}. */
+        public Builder failureListener(SummaryFailureListener listener) {
+            summarySettings.failureListener(listener);
+            return this;
+        }
+
+        /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            summarySettings.accounting(accounting);
+            return this;
+        }
+
+        /**
+         * A hard ceiling on the request, in tokens: when folding lags or keeps failing, the oldest
+         * closed turns are cut from the view (the overflow is reported) rather than letting requests
+         * grow until the provider rejects them. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code contextTokens < 1}
+         */
+        public Builder contextTokens(int contextTokens) {
+            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
+            this.contextTokens = id -> contextTokens;
+            return this;
+        }
+
+        /** {@link #contextTokens(int)} decided per memory id. */
+        public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
+            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            return this;
+        }
+
+        /** Where the summary goes in a request; default {@link SummaryMessage.Placement#SYSTEM_MESSAGE}. */
+        public Builder summaryPlacement(SummaryMessage.Placement placement) {
+            settings.summaryPlacement(placement);
+            return this;
+        }
+
+        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            settings.tokenizer(tokenizer);
+            return this;
+        }
+
+        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
+        public Builder overflowListener(OverflowListener listener) {
+            settings.overflowListener(listener);
+            return this;
+        }
+
+        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        public Builder retention(Retention retention) {
+            settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            settings.toolResultPreviews(maxTokens);
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            settings.openTurnTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * shared by every memory that sets none.
+         */
+        public Builder viewCacheSize(int views) {
+            settings.viewCacheSize(views);
+            return this;
+        }
+
+        /** The clock for open-turn ages and summary timestamps; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            settings.clock(clock);
+            return this;
+        }
+
+        /**
+         * A memory with these settings.
+         *
+         * @throws IllegalStateException    if no summarizer or no {@code maxBufferTokens} is set, or the
+         *                                  watermark is not below {@code maxBufferTokens}
+         * @throws IllegalArgumentException if dynamic limits give values out of range for this id
          */
         public SummaryBufferChatMemory build() {
             validate();
-            return new SummaryBufferChatMemory(settings, summarySettings, maxTokens, lowWatermark, calibration);
+            return new SummaryBufferChatMemory(settings, summarySettings, maxTokens, lowWatermark, calibration,
+                    contextTokens);
         }
 
         /**
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store (the default store is created once, here).
          *
-         * @throws IllegalArgumentException if no summarizer or no {@code maxTokens} is set
+         * @throws IllegalStateException if no summarizer or no {@code maxBufferTokens} is set, or the
+         *                               watermark is not below {@code maxBufferTokens}
          */
         public ChatMemoryProvider provider() {
             validate();
@@ -169,14 +427,21 @@ public final class SummaryBufferChatMemory extends FoldingChatMemory {
             Function<Object, Integer> max = maxTokens;
             Function<Object, Integer> low = lowWatermark;
             TokenAccounting calibrate = calibration;
-            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low, calibrate);
+            Function<Object, Integer> ceiling = contextTokens;
+            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low,
+                    calibrate, ceiling);
         }
 
         private void validate() {
             if (maxTokens == null) {
-                throw new IllegalArgumentException("maxTokens is required");
+                throw new IllegalStateException("maxBufferTokens is required");
             }
-            validateShared();
+            summarySettings.validate();
+            summarySettings.clock(settings.clock());
+            if (fixedMax != null && fixedLow != null && fixedLow >= fixedMax) {
+                throw new IllegalStateException("lowWatermark (" + fixedLow + ") must be below maxBufferTokens ("
+                        + fixedMax + ")");
+            }
         }
     }
 }

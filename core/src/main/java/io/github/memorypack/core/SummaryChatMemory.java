@@ -1,6 +1,17 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * A chat memory that keeps a running summary of the whole conversation plus the turns not yet
@@ -8,108 +19,333 @@ import dev.langchain4j.memory.chat.ChatMemoryProvider;
  * session state, so a new memory on the same store (an application restart) continues from it.
  *
  * <p><b>Folding.</b> When a turn finishes (an AI message without tool requests is added) and at
- * least {@code foldEveryTurns} finished turns (default {@value #DEFAULT_FOLD_EVERY_TURNS}) are not
- * yet in the summary, all of them are folded in: the {@link Summarizer} gets the previous summary and
- * those turns' messages (system-message entries excluded) and its answer replaces the summary, stored
- * with compare-and-set. Folds end at turn boundaries; a turn with an unanswered tool call is not
- * folded until the call is answered (or two newer turns exist, when it counts as interrupted).
+ * least {@code foldEveryTurns} closed turns (default {@value #DEFAULT_FOLD_EVERY_TURNS}) are not yet
+ * in the summary, all of them are folded in: the {@link Summarizer} gets the previous summary and
+ * those turns' messages and its answer replaces the summary, stored with compare-and-set. A fold
+ * never takes an open turn (a request still in progress, even when requests for the session
+ * interleave) or anything after it; it never takes a superseded attempt or a replaced message.
  *
- * <p><b>Failures change nothing.</b> A summarizer that throws, or returns {@code null}, blank text
- * or more than {@code maxSummaryTokens} tokens, leaves summary and log as they were: every message
- * stays visible, the {@link SummaryFailureListener} is told, and the fold is tried again at a later
- * turn (after k failures in a row, 2^(k-1) − 1 turns are skipped first, at most 31).
+ * <p><b>Failures change nothing.</b> A summarizer that throws, times out ({@link Builder#summarizerTimeout}),
+ * or returns {@code null}, blank text or more than {@code maxSummaryTokens} tokens, leaves summary
+ * and log as they were: every message stays visible, the {@link SummaryFailureListener} is told, and
+ * the fold is tried again at a later turn (after k failures in a row, 2^(k-1) − 1 turns are skipped
+ * first, at most 31). With {@link Builder#contextTokens} the request never grows past a ceiling
+ * meanwhile: the oldest closed turns are cut from the view and the overflow is reported.
  *
  * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}, so results are
  * deterministic. With an {@link Builder#executor executor} it runs there and {@code add} returns at
  * once; until the new summary is stored the view is the old summary plus every unfolded turn.
- * Either way at most one fold of a session runs at a time in this process (a turn that finishes
- * during a fold makes it look again when done), and a fold that finds the summary moved by someone
- * else is dropped.
  *
- * <p><b>View</b> (through the shared {@link ViewRules}): the application's system message first,
- * then the summary as a system message under {@link ViewRules#SUMMARY_HEADER}, then every turn the
+ * <p><b>View:</b> the application's system message first, then the summary as a
+ * {@link SummaryMessage} (or where {@link Builder#summaryPlacement} puts it), then every turn the
  * summary does not cover — whole turns, tool calls with their results, interrupted calls repaired.
+ * {@link #set} and {@link #clear} follow LangChain4j's round trips without loss; the summary message
+ * is recognised when it comes back and goes back to the state.
  *
  * <pre>{@code
  * ChatMemory memory = SummaryChatMemory.builder()
- *         .id("user-42").store(store).summarizer(LlmSummarizer.of(cheapModel)).build();
+ *         .id("user-42").chatMemoryStore(store).summarizer(LlmSummarizer.of(cheapModel)).build();
  * }</pre>
  */
-public final class SummaryChatMemory extends FoldingChatMemory {
+public final class SummaryChatMemory implements ChatMemory {
 
     /** Folds after every finished turn unless set otherwise. */
     public static final int DEFAULT_FOLD_EVERY_TURNS = 1;
 
-    private SummaryChatMemory(MemorySettings settings, SummarySettings summarySettings, int foldEveryTurns) {
-        super(settings, summarySettings, spans -> {
-            int finished = 0;
-            long end = -1;
-            for (Turns.Span span : spans) {
-                if (!span.foldable()) {
-                    break;
+    private final MemoryEngine engine;
+    private final FoldEngine folds;
+    private final Function<Object, Integer> contextTokens;
+
+    private SummaryChatMemory(MemorySettings settings, SummarySettings summarySettings, int foldEveryTurns,
+                              Function<Object, Integer> contextTokens) {
+        SessionMemory memory = settings.sessionMemory(settings.rules(), true); // folding adds up stored counts
+        this.contextTokens = contextTokens;
+        this.folds = new FoldEngine(memory, summarySettings, spans -> {
+            // the longest prefix of closed turns that can end cleanly, once enough of them wait
+            int fold = 0;
+            for (int i = 0; i < spans.size(); i++) {
+                if (spans.get(i).foldable) {
+                    fold = i + 1;
                 }
-                finished++;
-                end = span.end();
             }
-            return finished >= foldEveryTurns ? end : -1;
+            return fold >= foldEveryTurns ? fold : 0;
         });
+        this.engine = new MemoryEngine(memory, this::view, folds::turnFinished);
+        ceiling();
     }
 
+    /** A builder; only the {@link Builder#summarizer} is required. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The memory id. */
     @Override
-    public String toString() {
-        return "SummaryChatMemory{id=" + sessionId() + '}';
+    public Object id() {
+        return engine.id();
     }
 
-    /** Builds a {@link SummaryChatMemory}; only the {@link #summarizer} is required. */
-    public static final class Builder extends SummaryMemoryBuilder<Builder> {
+    /** Appends the message (one atomic append); a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage message) {
+        engine.add(message);
+    }
 
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage... messages) {
+        engine.add(messages);
+    }
+
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        engine.add(messages);
+    }
+
+    /** System message, summary, then the turns the summary does not cover. */
+    @Override
+    public List<ChatMessage> messages() {
+        return engine.messages();
+    }
+
+    /**
+     * Replaces what the view shows with {@code messages}: entries up to the first difference stay as
+     * they are, and so does everything the view did not show; the summary message goes back to the
+     * state; writes nothing when nothing changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        engine.set(messages);
+    }
+
+    /** Starts the conversation over (summary included); the earlier log stays unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        engine.clear();
+    }
+
+    /** The summary the view shows, if any. */
+    public Optional<Summary> summary() {
+        return folds.summary();
+    }
+
+    private View view() {
+        return folds.view(ceiling());
+    }
+
+    private ViewLimit ceiling() {
+        return contextTokens == null ? ViewLimit.none()
+                : ViewLimit.tokens(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
+    }
+
+    @Override
+    public String toString() {
+        return "SummaryChatMemory{id=" + engine.memory().sessionId() + '}';
+    }
+
+    /** Builds a {@link SummaryChatMemory}, or a {@link ChatMemoryProvider} of them; only the summarizer is required. */
+    public static final class Builder {
+
+        private final MemorySettings settings = new MemorySettings();
+        private final SummarySettings summarySettings = new SummarySettings();
+        private Function<Object, Integer> contextTokens;
         private int foldEveryTurns = DEFAULT_FOLD_EVERY_TURNS;
 
         private Builder() {
         }
 
-        @Override
-        protected Builder self() {
-            return this;
-        }
-
-        /** Folds once this many finished turns are unsummarized (default {@value #DEFAULT_FOLD_EVERY_TURNS}). */
-        public Builder foldEveryTurns(int turns) {
-            this.foldEveryTurns = turns;
+        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        public Builder id(Object id) {
+            settings.id(id);
             return this;
         }
 
         /**
-         * @throws IllegalArgumentException if no summarizer is set, a number is out of range, or the id is invalid
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            settings.chatMemoryStore(store);
+            return this;
+        }
+
+        /** Writes the summaries. Required. */
+        public Builder summarizer(Summarizer summarizer) {
+            summarySettings.summarizer(summarizer);
+            return this;
+        }
+
+        /**
+         * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
+         * summarizer's own cap for {@link LlmSummarizer} and {@link Summarizer#extractive()}, else 1,000.
+         *
+         * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
+         */
+        public Builder maxSummaryTokens(int maxSummaryTokens) {
+            summarySettings.maxSummaryTokens(maxSummaryTokens);
+            return this;
+        }
+
+        /**
+         * Folds on this executor instead of inside {@code add()}: the turn never waits for the
+         * summarizer, and until the new summary is stored the view is the old one plus every unfolded turn.
+         */
+        public Builder executor(Executor executor) {
+            summarySettings.executor(executor);
+            return this;
+        }
+
+        /**
+         * How long one summarizer call may take before the fold fails (reported as
+         * {@link SummarizationException.Reason#TIMED_OUT}; nothing changes). Bounds how long an
+         * inline fold keeps {@code add()} waiting. Default 60 seconds.
+         */
+        public Builder summarizerTimeout(Duration timeout) {
+            summarySettings.timeout(timeout);
+            return this;
+        }
+
+        /** Told about failed folds; default {@link SummaryFailureListener#logging()}. */
+        public Builder failureListener(SummaryFailureListener listener) {
+            summarySettings.failureListener(listener);
+            return this;
+        }
+
+        /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            summarySettings.accounting(accounting);
+            return this;
+        }
+
+        /**
+         * A hard ceiling on the request, in tokens: when folding lags or keeps failing, the oldest
+         * closed turns are cut from the view (the overflow is reported) rather than letting requests
+         * grow until the provider rejects them. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code contextTokens < 1}
+         */
+        public Builder contextTokens(int contextTokens) {
+            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
+            this.contextTokens = id -> contextTokens;
+            return this;
+        }
+
+        /** {@link #contextTokens(int)} decided per memory id. */
+        public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
+            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            return this;
+        }
+
+        /** Where the summary goes in a request; default {@link SummaryMessage.Placement#SYSTEM_MESSAGE}. */
+        public Builder summaryPlacement(SummaryMessage.Placement placement) {
+            settings.summaryPlacement(placement);
+            return this;
+        }
+
+        /**
+         * Folds once this many closed turns are unsummarized (default {@value #DEFAULT_FOLD_EVERY_TURNS}).
+         *
+         * @throws IllegalArgumentException if {@code turns < 1}
+         */
+        public Builder foldEveryTurns(int turns) {
+            this.foldEveryTurns = MemorySettings.atLeast(turns, 1, "foldEveryTurns");
+            return this;
+        }
+
+        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            settings.tokenizer(tokenizer);
+            return this;
+        }
+
+        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
+        public Builder overflowListener(OverflowListener listener) {
+            settings.overflowListener(listener);
+            return this;
+        }
+
+        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        public Builder retention(Retention retention) {
+            settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            settings.toolResultPreviews(maxTokens);
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            settings.openTurnTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * shared by every memory that sets none.
+         */
+        public Builder viewCacheSize(int views) {
+            settings.viewCacheSize(views);
+            return this;
+        }
+
+        /** The clock for open-turn ages and summary timestamps; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            settings.clock(clock);
+            return this;
+        }
+
+        /**
+         * A memory with these settings.
+         *
+         * @throws IllegalStateException if no summarizer is set
          */
         public SummaryChatMemory build() {
-            validate();
-            return new SummaryChatMemory(settings, summarySettings, foldEveryTurns);
+            summarySettings.validate();
+            summarySettings.clock(settings.clock());
+            return new SummaryChatMemory(settings, summarySettings, foldEveryTurns, contextTokens);
         }
 
         /**
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store (the default store is created once, here).
          *
-         * @throws IllegalArgumentException if no summarizer is set or a number is out of range
+         * @throws IllegalStateException if no summarizer is set
          */
         public ChatMemoryProvider provider() {
-            validate();
+            summarySettings.validate();
+            summarySettings.clock(settings.clock());
             MemorySettings snapshot = settings.copy();
             SummarySettings summarySnapshot = summarySettings.copy();
             int every = foldEveryTurns;
-            return memoryId -> new SummaryChatMemory(snapshot.forId(memoryId), summarySnapshot, every);
-        }
-
-        private void validate() {
-            validateShared();
-            if (foldEveryTurns < 1) {
-                throw new IllegalArgumentException("foldEveryTurns must be >= 1, was " + foldEveryTurns);
-            }
+            Function<Object, Integer> ceiling = contextTokens;
+            return memoryId -> new SummaryChatMemory(snapshot.forId(memoryId), summarySnapshot, every, ceiling);
         }
     }
 }

@@ -1,43 +1,47 @@
 package io.github.memorypack.core;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
  * The options both summarizing memories share (summarizer, summary cap, inline or background
- * folding, failure listener, token accounting, clock), so each builder only adds its own. Mutable,
- * like the builders that hold it.
+ * folding, summarizer timeout, failure listener, token accounting), checked when they are set.
+ * Mutable, like the builders that hold it.
  */
-public final class SummarySettings {
+final class SummarySettings {
 
     /** Summary cap of a memory whose summarizer does not declare one. */
-    public static final int DEFAULT_MAX_SUMMARY_TOKENS = 1_000;
+    static final int DEFAULT_MAX_SUMMARY_TOKENS = 1_000;
+    /** How long one summarizer call may take unless set otherwise. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
     private Summarizer summarizer;
     private Integer maxSummaryTokens;
     private Executor executor;
     private SummaryFailureListener failureListener = SummaryFailureListener.logging();
     private TokenAccounting accounting;
+    private Duration timeout = DEFAULT_TIMEOUT;
     private Clock clock = Clock.systemUTC();
 
-    public void summarizer(Summarizer summarizer) {
+    void summarizer(Summarizer summarizer) {
         this.summarizer = Objects.requireNonNull(summarizer, "summarizer");
     }
 
-    public Summarizer summarizer() {
+    Summarizer summarizer() {
         return summarizer;
     }
 
-    public void maxSummaryTokens(int maxSummaryTokens) {
-        this.maxSummaryTokens = maxSummaryTokens;
+    void maxSummaryTokens(int maxSummaryTokens) {
+        this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
     }
 
     /**
-     * The cap set, else the summarizer's own ({@link LlmSummarizer}, {@link ExtractiveSummarizer}),
-     * else {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
+     * The cap set, else the summarizer's own ({@link LlmSummarizer}, the extractive one), else
+     * {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
      */
-    public int maxSummaryTokens() {
+    int maxSummaryTokens() {
         if (maxSummaryTokens != null) {
             return maxSummaryTokens;
         }
@@ -50,61 +54,67 @@ public final class SummarySettings {
         return DEFAULT_MAX_SUMMARY_TOKENS;
     }
 
-    public void executor(Executor executor) {
+    void executor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");
     }
 
     /** The background executor, or {@code null} for inline folding. */
-    public Executor executor() {
+    Executor executor() {
         return executor;
     }
 
-    public void failureListener(SummaryFailureListener listener) {
+    void failureListener(SummaryFailureListener listener) {
         this.failureListener = Objects.requireNonNull(listener, "failureListener");
     }
 
-    public SummaryFailureListener failureListener() {
+    SummaryFailureListener failureListener() {
         return failureListener;
     }
 
-    public void accounting(TokenAccounting accounting) {
+    void accounting(TokenAccounting accounting) {
         this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
     }
 
     /** The token ledger, or {@code null}. */
-    public TokenAccounting accounting() {
+    TokenAccounting accounting() {
         return accounting;
     }
 
-    public void clock(Clock clock) {
+    void timeout(Duration timeout) {
+        this.timeout = MemorySettings.positive(timeout, "summarizerTimeout");
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    void clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    public Clock clock() {
+    Clock clock() {
         return clock;
     }
 
     /**
-     * Checks the options.
+     * Checks what only {@code build()} can check.
      *
-     * @throws IllegalArgumentException if no summarizer is set or the cap is below 1
+     * @throws IllegalStateException if no summarizer is set
      */
-    public void validate() {
+    void validate() {
         if (summarizer == null) {
-            throw new IllegalArgumentException("summarizer is required");
-        }
-        if (maxSummaryTokens() < 1) {
-            throw new IllegalArgumentException("maxSummaryTokens must be >= 1, was " + maxSummaryTokens());
+            throw new IllegalStateException("summarizer is required");
         }
     }
 
-    public SummarySettings copy() {
+    SummarySettings copy() {
         SummarySettings copy = new SummarySettings();
         copy.summarizer = summarizer;
         copy.maxSummaryTokens = maxSummaryTokens;
         copy.executor = executor;
         copy.failureListener = failureListener;
         copy.accounting = accounting;
+        copy.timeout = timeout;
         copy.clock = clock;
         return copy;
     }

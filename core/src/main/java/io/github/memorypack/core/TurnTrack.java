@@ -26,6 +26,8 @@ final class TurnTrack {
 
     /** The messages of the turns, in view order. */
     final ChatMessage[] messages;
+    /** The log entry behind each message (see {@link View#sources()}). */
+    final Entry[] sources;
     /** Position in {@link #messages} where each turn starts (its user message). */
     final int[] turnStarts;
     /** Log index of each turn's user message. */
@@ -38,6 +40,7 @@ final class TurnTrack {
 
     private TurnTrack(int messageCapacity, int turnCapacity) {
         this.messages = new ChatMessage[messageCapacity];
+        this.sources = new Entry[messageCapacity];
         this.turnStarts = new int[turnCapacity];
         this.turnFirstIndices = new long[turnCapacity];
         this.sizeBefore = new long[turnCapacity];
@@ -48,11 +51,13 @@ final class TurnTrack {
      * and its turns: turn t starts at {@code offsets[t] - skip}, has the first log index
      * {@code firstIndices[t]} and the size {@code sizes[t]}. The running totals start at 0.
      */
-    static TurnTrack of(List<ChatMessage> messages, int skip, int[] offsets, long[] firstIndices, long[] sizes) {
+    static TurnTrack of(List<ChatMessage> messages, List<Entry> sources, int skip, int[] offsets, long[] firstIndices,
+                        long[] sizes) {
         int turns = offsets.length;
         TurnTrack track = new TurnTrack(capacity(messages.size() - skip), capacity(turns));
         for (int i = skip; i < messages.size(); i++) {
             track.messages[i - skip] = messages.get(i);
+            track.sources[i - skip] = sources.get(i);
         }
         long total = 0;
         for (int t = 0; t < turns; t++) {
@@ -82,6 +87,7 @@ final class TurnTrack {
         int liveTurns = turnTo - turnFrom;
         TurnTrack copy = new TurnTrack(capacity(liveMessages + moreMessages), capacity(liveTurns + moreTurns));
         System.arraycopy(messages, messageFrom, copy.messages, 0, liveMessages);
+        System.arraycopy(sources, messageFrom, copy.sources, 0, liveMessages);
         for (int t = 0; t < liveTurns; t++) {
             copy.turnStarts[t] = turnStarts[turnFrom + t] - messageFrom;
         }
@@ -97,7 +103,12 @@ final class TurnTrack {
 
     /** An immutable list of {@code pinned} followed by the messages in {@code [from, to)}. */
     List<ChatMessage> list(List<ChatMessage> pinned, int from, int to) {
-        return new Range(pinned, messages, from, to);
+        return new Range<>(pinned, messages, from, to);
+    }
+
+    /** An immutable list of {@code pinned} nulls followed by the sources in {@code [from, to)}. */
+    List<Entry> sourceList(int pinned, int from, int to) {
+        return new Range<>(java.util.Collections.nCopies(pinned, null), sources, from, to);
     }
 
     private static int capacity(int needed) {
@@ -105,14 +116,14 @@ final class TurnTrack {
     }
 
     /** Pinned messages, then a range of a track: shares the track's array, which never changes in the range. */
-    private static final class Range extends AbstractList<ChatMessage> implements RandomAccess {
+    private static final class Range<T> extends AbstractList<T> implements RandomAccess {
 
-        private final List<ChatMessage> pinned;
-        private final ChatMessage[] messages;
+        private final List<T> pinned;
+        private final T[] messages;
         private final int from;
         private final int size;
 
-        Range(List<ChatMessage> pinned, ChatMessage[] messages, int from, int to) {
+        Range(List<T> pinned, T[] messages, int from, int to) {
             this.pinned = pinned;
             this.messages = messages;
             this.from = from;
@@ -120,7 +131,7 @@ final class TurnTrack {
         }
 
         @Override
-        public ChatMessage get(int index) {
+        public T get(int index) {
             if (index < 0 || index >= size) {
                 throw new IndexOutOfBoundsException("index " + index + " out of bounds for length " + size);
             }

@@ -5,27 +5,33 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One computed view: the messages to send, and what the memory needs to know about how they were
- * chosen. Immutable.
+ * One computed view: the messages to send, where each came from, and what the memory needs to know
+ * about how they were chosen. Immutable.
  */
-public final class View {
+final class View {
 
     private final List<ChatMessage> messages;
+    // the log entry each shown message stands for (the full entry behind a preview or an image note);
+    // null for the pinned system message, the summary and synthetic repairs
+    private final List<Entry> sources;
     private final ViewLimit limit;
     private final int size;
     private final int turns;
     private final long firstIndex;
     private final boolean needsOlderEntries;
+    private final ChatMessage summaryMessage;
     private final Tail tail;
 
-    View(List<ChatMessage> messages, ViewLimit limit, int size, int turns, long firstIndex,
-         boolean needsOlderEntries, Tail tail) {
-        this.messages = messages; // immutable, built by ViewRules for this view
+    View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
+         boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail) {
+        this.messages = messages;
+        this.sources = sources;
         this.limit = limit;
         this.size = size;
         this.turns = turns;
         this.firstIndex = firstIndex;
         this.needsOlderEntries = needsOlderEntries;
+        this.summaryMessage = summaryMessage;
         this.tail = tail;
     }
 
@@ -34,82 +40,75 @@ public final class View {
         return tail;
     }
 
-    /**
-     * True if {@link ViewRules#extend} may be able to compute the next view from this one and the
-     * entries appended after {@link #lastIndex()}.
-     */
-    public boolean extendable() {
+    boolean extendable() {
         return tail != null;
     }
 
     /** Index of the newest log entry this view was computed from; {@code -1} if not {@link #extendable()}. */
-    public long lastIndex() {
+    long lastIndex() {
         return tail == null ? -1 : tail.last.index();
-    }
-
-    /** Id of the entry at {@link #lastIndex()}, to tell whether the log was replaced since; null if not extendable. */
-    public String lastId() {
-        return tail == null ? null : tail.last.id();
     }
 
     /**
      * True if this view is {@link #extendable()} and {@code entry} is the newest entry it was computed
-     * from: the same index and id, so the log was not replaced since. Cheaper than comparing
-     * {@link #lastId()}: a store that hands out the same entry object again needs no id at all.
+     * from: the same index and id, so the log was not replaced since.
      */
-    public boolean computedThrough(Entry entry) {
+    boolean computedThrough(Entry entry) {
         return tail != null && entry.index() == tail.last.index()
                 && (entry == tail.last || entry.id().equals(tail.last.id()));
     }
 
-    /** The messages to send, pinned system message and summary first. Immutable. */
-    public List<ChatMessage> messages() {
+    /** The messages to send, pinned messages first. Immutable. */
+    List<ChatMessage> messages() {
         return messages;
     }
 
-    /** The limit this view was computed for. */
-    public ViewLimit limit() {
+    /**
+     * The log entry behind each message of {@link #messages()}, in the same order: null for the pinned
+     * system message, the summary and synthetic repairs. Immutable.
+     */
+    List<Entry> sources() {
+        return sources;
+    }
+
+    /** The rendered summary, or null. */
+    ChatMessage summaryMessage() {
+        return summaryMessage;
+    }
+
+    ViewLimit limit() {
         return limit;
     }
 
-    /**
-     * The view's size in the limit's unit (messages, turns or tokens); for {@link ViewLimit#none()}
-     * the number of messages.
-     */
-    public int size() {
+    /** The view's size in the limit's unit; for {@link ViewLimit#none()} the number of messages. */
+    int size() {
         return size;
     }
 
-    /** How many turns the view shows. */
-    public int turns() {
+    int turns() {
         return turns;
     }
 
-    /**
-     * Log index of the oldest entry the view shows, or {@code -1} when it shows no log entry.
-     * Entries before it are not needed by this view (a retention policy may trim them).
-     */
-    public long firstIndex() {
+    /** Log index of the oldest entry the view shows, or {@code -1} when it shows no log entry. */
+    long firstIndex() {
         return firstIndex;
     }
 
     /**
-     * True when every turn in the entries given fitted within the limit and older entries (before
-     * those given, and not covered by the summary) could still add turns: a caller that read only
-     * the tail of the log should read further back and compute again.
+     * True when the entries given may not be all the view needs: every turn fitted and older entries
+     * could add more, or an entry belongs to a turn that starts before them.
      */
-    public boolean needsOlderEntries() {
+    boolean needsOlderEntries() {
         return needsOlderEntries;
     }
 
-    /** True when the view is bigger than its limit (only when the uncuttable part alone is). */
-    public boolean overLimit() {
+    boolean overLimit() {
         return limit.unit() != null && size > limit.value();
     }
 
-    /** The overflow report for {@code sessionId}, if the view is over its limit. */
-    public Optional<Overflow> overflow(String sessionId) {
-        return overLimit() ? Optional.of(new Overflow(sessionId, limit.unit(), limit.value(), size)) : Optional.empty();
+    Optional<Overflow> overflow(String sessionId) {
+        return overLimit() ? Optional.of(new Overflow(sessionId, limit.unit(), limit.value(), size))
+                : Optional.empty();
     }
 
     @Override
@@ -121,7 +120,8 @@ public final class View {
     /**
      * What {@link ViewRules#extend} needs to extend a view: its range of a {@link TurnTrack} (turns
      * {@code [turnFrom, turnTo)}, messages up to {@code messageTo}), the running size total at its end,
-     * the pinned messages and their size, and the newest entry it was computed from.
+     * the pinned messages and their size, the newest entry it was computed from, and its newest turn:
+     * whether it is still open and its id.
      */
     static final class Tail {
         final TurnTrack track;
@@ -133,9 +133,11 @@ public final class View {
         final List<ChatMessage> pinned;
         final long pinnedSize;
         final Entry last;
+        final boolean newestOpen;
+        final String newestTurnId;
 
         Tail(TurnTrack track, int turnFrom, int turnTo, int messageTo, long total, long stateVersion,
-             List<ChatMessage> pinned, long pinnedSize, Entry last) {
+             List<ChatMessage> pinned, long pinnedSize, Entry last, boolean newestOpen, String newestTurnId) {
             this.track = track;
             this.turnFrom = turnFrom;
             this.turnTo = turnTo;
@@ -145,6 +147,8 @@ public final class View {
             this.pinned = pinned;
             this.pinnedSize = pinnedSize;
             this.last = last;
+            this.newestOpen = newestOpen;
+            this.newestTurnId = newestTurnId;
         }
 
         int messageFrom() {

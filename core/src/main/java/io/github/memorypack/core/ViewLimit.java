@@ -3,23 +3,21 @@ package io.github.memorypack.core;
 import java.util.Objects;
 
 /**
- * The size bound of one view. Sizes count what is sent: for {@link Unit#MESSAGES} every message
- * including the pinned system message and summary; for {@link Unit#TOKENS} every message's tokens
- * plus the reply priming, as the estimator counts a request; for {@link Unit#TURNS} the turns
+ * The size bound of one view. Sizes count what is sent: for {@link Overflow.Unit#MESSAGES} every message
+ * including the pinned system message and summary; for {@link Overflow.Unit#TOKENS} every message's tokens
+ * plus the reply priming, as the estimator counts a request; for {@link Overflow.Unit#TURNS} the turns
  * (user message and everything up to the next one) besides the pinned messages.
  */
-public final class ViewLimit {
+final class ViewLimit {
 
-    /** What a limit counts. */
-    public enum Unit { MESSAGES, TURNS, TOKENS }
 
     private static final ViewLimit NONE = new ViewLimit(null, Integer.MAX_VALUE, false);
 
-    private final Unit unit;
+    private final Overflow.Unit unit;
     private final int value;
     private final boolean cuts;
 
-    private ViewLimit(Unit unit, int value, boolean cuts) {
+    private ViewLimit(Overflow.Unit unit, int value, boolean cuts) {
         this.unit = unit;
         this.value = value;
         this.cuts = cuts;
@@ -32,21 +30,21 @@ public final class ViewLimit {
 
     /** At most {@code max} messages. */
     public static ViewLimit messages(int max) {
-        return new ViewLimit(Unit.MESSAGES, positive(max, "maxMessages"), true);
+        return new ViewLimit(Overflow.Unit.MESSAGES, positive(max, "maxMessages"), true);
     }
 
     /** At most {@code max} turns. */
     public static ViewLimit turns(int max) {
-        return new ViewLimit(Unit.TURNS, positive(max, "maxTurns"), true);
+        return new ViewLimit(Overflow.Unit.TURNS, positive(max, "maxTurns"), true);
     }
 
     /** At most {@code max} tokens. */
     public static ViewLimit tokens(int max) {
-        return new ViewLimit(Unit.TOKENS, positive(max, "maxTokens"), true);
+        return new ViewLimit(Overflow.Unit.TOKENS, positive(max, "maxTokens"), true);
     }
 
     /** A cutting limit of {@code max} in {@code unit}. */
-    public static ViewLimit of(Unit unit, int max) {
+    public static ViewLimit of(Overflow.Unit unit, int max) {
         switch (Objects.requireNonNull(unit, "unit")) {
             case MESSAGES:
                 return messages(max);
@@ -62,7 +60,7 @@ public final class ViewLimit {
      * {@link Overflow} (used by the keep-everything buffer).
      */
     public static ViewLimit reportTokensOver(int contextTokens) {
-        return new ViewLimit(Unit.TOKENS, positive(contextTokens, "contextTokens"), false);
+        return new ViewLimit(Overflow.Unit.TOKENS, positive(contextTokens, "contextTokens"), false);
     }
 
     private static int positive(int value, String name) {
@@ -73,7 +71,7 @@ public final class ViewLimit {
     }
 
     /** The unit, or {@code null} for {@link #none()}. */
-    public Unit unit() {
+    public Overflow.Unit unit() {
         return unit;
     }
 
@@ -89,7 +87,7 @@ public final class ViewLimit {
 
     /** True if sizes are counted in tokens. */
     public boolean countsTokens() {
-        return unit == Unit.TOKENS;
+        return unit == Overflow.Unit.TOKENS;
     }
 
     @Override

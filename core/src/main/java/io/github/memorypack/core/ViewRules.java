@@ -1,101 +1,77 @@
 package io.github.memorypack.core;
 
-import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.CustomMessage;
 import dev.langchain4j.data.message.ImageContent;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The view rules every Memory Pack memory shares, written once. Given a session's state and a
- * contiguous run of its log (usually the tail), {@link #render} computes what to send:
+ * The view rules every Memory Pack memory shares, written once. Given the {@link Dialogue} a run of
+ * the log holds, {@link #select} computes what to send:
  *
  * <ol>
- *   <li><b>System message pinned first.</b> The application's system message is the one in
- *       {@link SessionState#systemMessage()}; {@link SystemMessage} entries in the log are records
- *       of past changes and are never shown as ordinary messages.</li>
- *   <li><b>Summary.</b> A {@link Summary} in the state is shown right after the system message, as a
- *       system message under {@link #SUMMARY_HEADER} (see {@link #summaryMessage}); the entries it
- *       covers are not shown.</li>
- *   <li><b>Whole turns only.</b> A turn is a user message and everything after it up to the next
- *       user message. Cuts happen only between turns, so after the pinned messages a view always
- *       starts with a user message — never with an AI message or a tool result. Messages before
- *       the first user message of the entries given are not shown.</li>
- *   <li><b>Tool calls stay whole.</b> The results of an AI message's tool requests are shown right
- *       after it, matched by request id (by tool name when a provider gives no ids), even when a
- *       concurrent request's messages landed in between in the log. Results matching no request
- *       are dropped. A request with no result that has later messages after it (the tool call was
- *       interrupted, for example by a crash) gets a synthetic result, {@value #INTERRUPTED_TOOL_RESULT};
- *       a request with no result at the very end of the log is left out with its AI message
- *       (the tool may still be running).</li>
- *   <li><b>The newest turn is always kept</b>, even when it alone (with the pinned messages) is over
- *       the limit; the view then reports {@link View#overLimit()} and the memory tells its
- *       {@link OverflowListener}.</li>
- *   <li><b>Optional cost rules</b>, off by default: tool results over a token size are shown as a
- *       preview of their first {@value #TOOL_RESULT_PREVIEW_CHARS} characters plus a note in every
- *       turn but the newest; images are kept only in the newest n messages, older ones are replaced
- *       by {@value #IMAGE_NOTE}. The log always keeps the full messages.</li>
+ *   <li><b>Pinned first:</b> the application's system message, then the summary (as its
+ *       {@link SummaryMessage.Placement} says).</li>
+ *   <li><b>Whole turns only:</b> cuts fall between turns, so after the pinned messages a view starts
+ *       with a user message — or with the prelude (a greeting) when the view reaches back to the
+ *       start of the conversation.</li>
+ *   <li><b>Tool calls stay whole:</b> an AI message with tool requests is shown with exactly its
+ *       results; an interrupted call is repaired with {@value Dialogue#INTERRUPTED_TOOL_RESULT}; a
+ *       call still in flight is not shown yet.</li>
+ *   <li><b>The newest turn and every open turn are always kept</b>, even over the limit; the view
+ *       then reports its overflow.</li>
+ *   <li><b>Cost rules</b>, off unless set, on closed turns only (a turn the model has answered):
+ *       tool results over a token size become a preview; images outside the newest messages become
+ *       a note. The log keeps everything.</li>
  * </ol>
  *
  * <p>Token sizes use the counts stored with each entry (counted once, at append); only messages the
  * rules rewrite or create, and entries stored without a count, are counted here. Thread-safe.
  */
-public final class ViewRules {
+final class ViewRules {
 
-    /** Header of the rendered summary message. */
-    public static final String SUMMARY_HEADER =
-            "Summary of the earlier conversation (written by the chat memory; the messages it covers are not repeated):";
-    /** Text of the synthetic result that repairs an interrupted tool call. */
-    public static final String INTERRUPTED_TOOL_RESULT = "no result: the tool call was interrupted";
     /** Suggested size above which a tool result is previewed, when previews are enabled. */
-    public static final int DEFAULT_TOOL_RESULT_PREVIEW_TOKENS = 2_000;
+    static final int DEFAULT_TOOL_RESULT_PREVIEW_TOKENS = 2_000;
     /** How many characters of a large tool result a preview shows. */
-    public static final int TOOL_RESULT_PREVIEW_CHARS = 400;
+    static final int TOOL_RESULT_PREVIEW_CHARS = 400;
     /** What replaces an image outside the newest messages. */
-    public static final String IMAGE_NOTE = "[image omitted: it was shown earlier in the conversation]";
+    static final String IMAGE_NOTE = "[image omitted: it was shown earlier in the conversation]";
 
-    private static final ViewRules DEFAULTS = builder().build();
-
-    // resolved on first use, so views that never count tokens never load an encoding
     private volatile TokenCountEstimator tokenizer;
     private volatile int replyTokens = -1;
     private final int toolResultPreviewTokens;
     private final int keepImagesInNewest;
+    private final SummaryMessage.Placement placement;
     private final AtomicReference<Counted> systemCount = new AtomicReference<>();
     private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
 
-    private ViewRules(Builder builder) {
-        this.tokenizer = builder.tokenizer;
-        this.toolResultPreviewTokens = builder.toolResultPreviewTokens;
-        this.keepImagesInNewest = builder.keepImagesInNewest;
+    ViewRules(TokenCountEstimator tokenizer, int toolResultPreviewTokens, int keepImagesInNewest,
+              SummaryMessage.Placement placement) {
+        this.tokenizer = tokenizer;
+        this.toolResultPreviewTokens = toolResultPreviewTokens;
+        this.keepImagesInNewest = keepImagesInNewest;
+        this.placement = Objects.requireNonNull(placement, "placement");
     }
 
-    /** The rules with no cost rule enabled and {@link Tokenizers#o200k()} for token limits. */
-    public static ViewRules defaults() {
-        return DEFAULTS;
-    }
-
-    public static Builder builder() {
-        return new Builder();
+    /** No cost rule, the default tokenizer, the summary as its own system message. */
+    static ViewRules defaults() {
+        return new ViewRules(null, 0, -1, SummaryMessage.Placement.SYSTEM_MESSAGE);
     }
 
     /** The estimator used for token limits and for messages the rules rewrite. */
-    public TokenCountEstimator tokenizer() {
+    TokenCountEstimator tokenizer() {
         TokenCountEstimator estimator = tokenizer;
         if (estimator == null) {
             estimator = Tokenizers.o200k();
@@ -104,8 +80,17 @@ public final class ViewRules {
         return estimator;
     }
 
+    /** True if views read entry token counts, so a memory should store a count with every entry. */
+    boolean needsTokenCounts(ViewLimit limit) {
+        return limit.countsTokens() || toolResultPreviewTokens > 0;
+    }
+
+    boolean previews() {
+        return toolResultPreviewTokens > 0;
+    }
+
     /** Tokens a request costs besides its messages: what the estimator charges for no message at all. */
-    private int replyTokens() {
+    int replyTokens() {
         int tokens = replyTokens;
         if (tokens < 0) {
             tokens = tokenizer().estimateTokenCountInMessages(List.of());
@@ -114,196 +99,279 @@ public final class ViewRules {
         return tokens;
     }
 
-    /**
-     * True if rendering with {@code limit} reads entry token counts, so a memory should store a
-     * count with every entry it appends.
-     */
-    public boolean needsTokenCounts(ViewLimit limit) {
-        return limit.countsTokens() || toolResultPreviewTokens > 0;
+    /** The stored count of an entry, or the tokenizer's when it has none. */
+    int storedTokens(Entry entry) {
+        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
     }
 
-    /** The rendered form of a summary: a system message with {@link #SUMMARY_HEADER} then the text. */
-    public static SystemMessage summaryMessage(Summary summary) {
-        return SystemMessage.from(SUMMARY_HEADER + "\n\n" + summary.text());
-    }
-
-    /**
-     * Computes a view.
-     *
-     * @param state   the session state (system message, summary)
-     * @param entries a contiguous run of the log in index order, ending with the newest entry;
-     *                entries covered by the state's summary are skipped
-     * @param limit   the bound to keep to
-     */
-    public View render(SessionState state, List<Entry> entries, ViewLimit limit) {
-        Objects.requireNonNull(state, "state");
-        Objects.requireNonNull(entries, "entries");
-        Objects.requireNonNull(limit, "limit");
-        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
-        boolean skippedCovered = false;
-        // a slot is an Entry (a plain message) or a Unit (an AI message with tool requests and its results)
-        List<Object> slots = new ArrayList<>(entries.size());
-        int[] turnStarts = new int[16];
-        int turns = 0;
-        Map<String, ArrayDeque<Unit>> open = null;
-        for (Entry entry : entries) {
-            if (entry.index() < covered) {
-                skippedCovered = true;
-                continue;
-            }
-            ChatMessage message = entry.message();
-            if (message instanceof SystemMessage) {
-                continue;
-            }
-            if (message instanceof ToolExecutionResultMessage) {
-                ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
-                String key = key(result.id(), result.toolName());
-                ArrayDeque<Unit> waiting = open == null ? null : open.get(key);
-                Unit unit = waiting == null ? null : waiting.pollFirst();
-                if (unit != null) {
-                    unit.answer(key, entry);
-                }
-                continue; // a result matching no open request is an orphan: dropped
-            }
-            if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
-                Unit unit = new Unit(entry);
-                if (open == null) {
-                    open = new HashMap<>();
-                }
-                for (ToolExecutionRequest request : ((AiMessage) message).toolExecutionRequests()) {
-                    String key = key(request.id(), request.name());
-                    unit.pending.add(new Pending(key, request));
-                    open.computeIfAbsent(key, k -> new ArrayDeque<>()).add(unit);
-                }
-                slots.add(unit);
-                continue;
-            }
-            if (message instanceof UserMessage) {
-                if (turns == turnStarts.length) {
-                    turnStarts = Arrays.copyOf(turnStarts, turns * 2);
-                }
-                turnStarts[turns++] = slots.size();
-            }
-            slots.add(entry);
-        }
-        int end = slots.size();
-        if (end > 0 && slots.get(end - 1) instanceof Unit && !((Unit) slots.get(end - 1)).pending.isEmpty()) {
-            end--; // an unanswered call at the very end may still be running: not shown yet
-        }
-        boolean inFlight = end < slots.size();
-        Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
-        return select(state, slots, turnStarts, turns, end, limit, skippedCovered, inFlight, last);
-    }
-
-    /** Chooses the newest turns within the limit; turn t is slots[turnStarts[t], next start or end). */
-    private View select(SessionState state, List<Object> slots, int[] turnStarts, int turns, int end, ViewLimit limit,
-                        boolean skippedCovered, boolean inFlight, Entry last) {
+    /** The pinned messages for a system message and a summary (either may be null). */
+    List<ChatMessage> pinned(SystemMessage system, Summary summary) {
         List<ChatMessage> pinned = new ArrayList<>(2);
-        state.systemMessage().ifPresent(pinned::add);
-        SystemMessage summary = state.summary().map(ViewRules::summaryMessage).orElse(null);
-        if (summary != null) {
-            pinned.add(summary);
+        if (summary == null) {
+            if (system != null) {
+                pinned.add(system);
+            }
+            return pinned;
         }
-        boolean tokens = limit.countsTokens();
-        long size;
-        if (tokens) {
-            size = replyTokens();
-            if (state.systemMessage().isPresent()) {
-                size += countCached(systemCount, state.systemMessage().get());
-            }
-            if (summary != null) {
-                size += countCached(summaryCount, summary);
-            }
-        } else {
-            size = limit.unit() == ViewLimit.Unit.TURNS ? 0 : pinned.size();
-        }
-        long pinnedSize = size;
-        long[] turnSizes = new long[turns];
-        int selected = 0;
-        int shownItems = 0;
-        for (int t = turns - 1; t >= 0; t--) {
-            int from = turnStarts[t];
-            int to = t + 1 < turns ? turnStarts[t + 1] : end;
-            boolean newest = t == turns - 1;
-            int items = 0;
-            for (int i = from; i < to; i++) {
-                Object slot = slots.get(i);
-                items += slot instanceof Entry ? 1 : ((Unit) slot).size();
-            }
-            long turnSize;
-            if (limit.unit() == ViewLimit.Unit.TURNS) {
-                turnSize = 1;
-            } else if (tokens) {
-                turnSize = tokens(slots, from, to, newest, shownItems + items);
-            } else {
-                turnSize = items;
-            }
-            if (!newest && limit.cuts() && size + turnSize > limit.value()) {
+        switch (placement) {
+            case IN_SYSTEM_MESSAGE:
+                pinned.add(SummaryMessage.merged(system, summary.text()));
                 break;
-            }
-            size += turnSize;
-            turnSizes[t] = turnSize;
-            shownItems += items;
-            selected++;
+            case BEFORE_TURNS:
+                if (system != null) {
+                    pinned.add(system);
+                }
+                pinned.add(new SummaryBlock(summary.text()));
+                break;
+            default:
+                if (system != null) {
+                    pinned.add(system);
+                }
+                pinned.add(SummaryMessage.of(summary.text()));
         }
-        List<ChatMessage> messages = new ArrayList<>(pinned.size() + shownItems);
+        return pinned;
+    }
+
+    /** Tokens of the pinned messages and the reply priming. */
+    long pinnedTokens(List<ChatMessage> pinned) {
+        long size = replyTokens();
+        for (ChatMessage message : pinned) {
+            size += countCached(message instanceof SystemMessage && !(message instanceof SummaryMessage)
+                    ? systemCount : summaryCount, message);
+        }
+        return size;
+    }
+
+    /** Computes a view of a run of the log (see {@link Dialogue#of}). */
+    View render(SessionState state, List<Entry> entries, boolean fromStart, ViewLimit limit, Dialogue.Context context) {
+        return select(Dialogue.of(state, entries, fromStart, context), state.version(), limit);
+    }
+
+    /**
+     * {@link #render} outside any request, at the time of the newest entry (so no turn is taken as
+     * abandoned), counting the run as the start of the log when its first index is 0.
+     */
+    View render(SessionState state, List<Entry> entries, ViewLimit limit) {
+        boolean fromStart = entries.isEmpty() || entries.get(0).index() == 0;
+        java.time.Instant now = entries.isEmpty() ? java.time.Instant.EPOCH : entries.get(entries.size() - 1).timestamp();
+        return render(state, entries, fromStart, limit,
+                new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
+    }
+
+    /** Chooses the newest turns within the limit, every open turn, and the prelude when everything fits. */
+    View select(Dialogue dialogue, long stateVersion, ViewLimit limit) {
+        Objects.requireNonNull(limit, "limit");
+        List<ChatMessage> pinned = pinned(dialogue.system, dialogue.summary);
+        ChatMessage summaryMessage = dialogue.summary == null ? null : pinned.get(pinned.size() - 1);
+        boolean tokens = limit.countsTokens();
+        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
+        long pinnedSize = tokens ? pinnedTokens(pinned) : countTurns ? 0 : pinned.size();
+        long size = pinnedSize;
+
+        List<Dialogue.Turn> turns = dialogue.turns;
+        int n = turns.size();
+        Shown[] shown = new Shown[n];
+        boolean[] selected = new boolean[n];
+        boolean stopped = false;
+        int selectedCount = 0;
+        boolean olderOpen = false;
+        // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
+        for (int t = n - 1; t >= 0; t--) {
+            Dialogue.Turn turn = turns.get(t);
+            shown[t] = shown(turn, limit);
+            if (t == n - 1 || !turn.done()) {
+                selected[t] = true;
+                selectedCount++;
+                size += shown[t].size;
+                if (t != n - 1) {
+                    olderOpen = true;
+                }
+            }
+        }
+        for (int t = n - 2; t >= 0 && !stopped; t--) {
+            if (selected[t]) {
+                continue;
+            }
+            if (!limit.cuts() || size + shown[t].size <= limit.value()) {
+                selected[t] = true;
+                selectedCount++;
+                size += shown[t].size;
+            } else {
+                stopped = true;
+            }
+        }
+        Shown prelude = null;
+        if (dialogue.prelude != null && dialogue.reachesStart && !stopped) {
+            Shown p = shown(dialogue.prelude, limit);
+            if (!limit.cuts() || size + p.size <= limit.value()) {
+                prelude = p;
+                size += countTurns ? 0 : p.size;
+            }
+        }
+
+        List<ChatMessage> messages = new ArrayList<>(pinned.size() + 16);
+        List<Entry> sources = new ArrayList<>(pinned.size() + 16);
         messages.addAll(pinned);
+        for (int i = 0; i < pinned.size(); i++) {
+            sources.add(null);
+        }
         long firstIndex = -1;
-        int[] offsets = new int[selected];
-        long[] firstIndices = new long[selected];
-        if (selected > 0) {
-            int firstTurn = turns - selected;
-            int first = turnStarts[firstTurn];
-            int newestStart = turnStarts[turns - 1];
-            firstIndex = ((Entry) slots.get(first)).index();
-            int fromEnd = shownItems;
-            int nextTurn = firstTurn;
-            for (int i = first; i < end; i++) {
-                Object slot = slots.get(i);
-                if (nextTurn < turns && i == turnStarts[nextTurn]) {
-                    offsets[nextTurn - firstTurn] = messages.size();
-                    firstIndices[nextTurn - firstTurn] = ((Entry) slot).index();
-                    nextTurn++;
-                }
-                boolean newest = i >= newestStart;
-                if (slot instanceof Entry) {
-                    messages.add(shown(((Entry) slot).message(), (Entry) slot, newest, --fromEnd));
-                } else {
-                    for (Object item : ((Unit) slot).items()) {
-                        messages.add(shown(messageOf(item), entryOf(item), newest, --fromEnd));
-                    }
-                }
+        if (prelude != null) {
+            messages.addAll(prelude.messages);
+            sources.addAll(prelude.sources);
+            firstIndex = dialogue.prelude.firstIndex;
+        }
+        int[] offsets = new int[selectedCount];
+        long[] firstIndices = new long[selectedCount];
+        long[] sizes = new long[selectedCount];
+        int k = 0;
+        for (int t = 0; t < n; t++) {
+            if (!selected[t]) {
+                continue;
+            }
+            if (firstIndex < 0) {
+                firstIndex = turns.get(t).firstIndex; // turns are in the order of their user messages
+            }
+            offsets[k] = messages.size();
+            firstIndices[k] = turns.get(t).firstIndex;
+            sizes[k] = shown[t].size;
+            k++;
+            messages.addAll(shown[t].messages);
+            sources.addAll(shown[t].sources);
+        }
+        if (keepImagesInNewest >= 0) {
+            dropOldImages(messages, sources, pinned.size(), turns, selected);
+            if (tokens) {
+                size = recount(messages, sources, pinned, pinnedSize);
             }
         }
-        boolean needsOlder = selected == turns && !skippedCovered;
+        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.withinHorizon);
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
-        // a view can be extended by later plain messages when no rule looks at what comes after a message
-        boolean extendable = selected > 0 && !inFlight && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0;
+
         View.Tail tail = null;
+        Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
+        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans
+                && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
+                && plain(turns, selected);
         if (extendable) {
-            long[] selectedSizes = Arrays.copyOfRange(turnSizes, turns - selected, turns);
-            TurnTrack track = TurnTrack.of(messages, pinned.size(), offsets, firstIndices, selectedSizes);
+            TurnTrack track = TurnTrack.of(messages, sources, pinned.size(), offsets, firstIndices, sizes);
             long total = 0;
-            for (long turnSize : selectedSizes) {
-                total += turnSize;
+            for (long s : sizes) {
+                total += s;
             }
-            tail = new View.Tail(track, 0, selected, messages.size() - pinned.size(), total, state.version(),
-                    List.copyOf(pinned), pinnedSize, last);
+            tail = new View.Tail(track, 0, selectedCount, messages.size() - pinned.size(), total, stateVersion,
+                    List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
-        return new View(Collections.unmodifiableList(messages), limit, viewSize, selected, firstIndex, needsOlder, tail);
+        return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
+                selectedCount, firstIndex, needsOlder, summaryMessage, tail);
+    }
+
+    /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */
+    private static boolean plain(List<Dialogue.Turn> turns, boolean[] selected) {
+        for (int t = 0; t < turns.size(); t++) {
+            if (!selected[t]) {
+                continue;
+            }
+            for (Object slot : turns.get(t).slots) {
+                if (slot instanceof Dialogue.Unit) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** A turn as it is shown: its messages, their sources and its size in the limit's unit. */
+    private static final class Shown {
+        final List<ChatMessage> messages = new ArrayList<>(4);
+        final List<Entry> sources = new ArrayList<>(4);
+        long size;
+    }
+
+    private Shown shown(Dialogue.Turn turn, ViewLimit limit) {
+        Shown s = new Shown();
+        boolean done = turn.done();
+        Dialogue.Unit inFlight = turn.inFlight();
+        boolean tokens = limit.countsTokens();
+        if (turn.user != null) {
+            add(s, turn.user.message(), turn.user, tokens);
+        }
+        for (Object slot : turn.slots) {
+            if (slot instanceof Entry) {
+                Entry entry = (Entry) slot;
+                add(s, entry.message(), entry, tokens);
+                continue;
+            }
+            Dialogue.Unit unit = (Dialogue.Unit) slot;
+            if (unit == inFlight) {
+                continue; // the tool may still be running: shown once its results are in
+            }
+            add(s, unit.head.message(), unit.head, tokens);
+            for (Entry result : unit.results) {
+                ChatMessage message = result.message();
+                if (done && toolResultPreviewTokens > 0 && storedTokens(result) > toolResultPreviewTokens) {
+                    message = preview((ToolExecutionResultMessage) message, storedTokens(result));
+                }
+                add(s, message, result, tokens);
+            }
+            for (Dialogue.Pending pending : unit.pending) {
+                add(s, ToolExecutionResultMessage.from(pending.request, Dialogue.INTERRUPTED_TOOL_RESULT), null, tokens);
+            }
+        }
+        if (limit.unit() == Overflow.Unit.TURNS) {
+            s.size = 1;
+        } else if (!tokens) {
+            s.size = s.messages.size();
+        }
+        return s;
+    }
+
+    private void add(Shown s, ChatMessage message, Entry source, boolean tokens) {
+        s.messages.add(message);
+        s.sources.add(source);
+        if (tokens) {
+            s.size += source != null && message == source.message()
+                    ? storedTokens(source) : tokenizer().estimateTokenCountInMessage(message);
+        }
+    }
+
+    /** Replaces images outside the newest {@code keepImagesInNewest} messages, in closed turns only. */
+    private void dropOldImages(List<ChatMessage> messages, List<Entry> sources, int pinned, List<Dialogue.Turn> turns,
+                               boolean[] selected) {
+        java.util.Set<Entry> open = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int t = 0; t < turns.size(); t++) {
+            if (selected[t] && !turns.get(t).done()) {
+                open.addAll(turns.get(t).entries());
+            }
+        }
+        for (int i = pinned; i < messages.size() - keepImagesInNewest; i++) {
+            Entry source = sources.get(i);
+            if (source != null && !open.contains(source)) {
+                messages.set(i, withoutImages(messages.get(i)));
+            }
+        }
+    }
+
+    private long recount(List<ChatMessage> messages, List<Entry> sources, List<ChatMessage> pinned, long pinnedSize) {
+        long size = pinnedSize;
+        for (int i = pinned.size(); i < messages.size(); i++) {
+            Entry source = sources.get(i);
+            ChatMessage message = messages.get(i);
+            size += source != null && message == source.message()
+                    ? storedTokens(source) : tokenizer().estimateTokenCountInMessage(message);
+        }
+        return size;
     }
 
     /**
      * The view {@code previous} would become with {@code appended} added to the log, computed from
-     * {@code previous} alone — or empty when that is not possible and a caller must {@link #render}
-     * again. It is possible when the state has the version {@code previous} was computed from, the
-     * limit is the same, the appended entries are only user messages and AI messages without tool
-     * requests, {@code previous} showed at least one turn, no call was in flight, and no cost rule is
-     * enabled. The result equals what {@link #render} would compute over the same entries.
-     *
-     * @param appended the entries after the newest one {@code previous} was computed from, in index order
+     * {@code previous} alone — or empty when a caller must {@link #render} again. Possible when the
+     * state has the version {@code previous} was computed from, the limit is the same, and the
+     * appended entries are plain user messages and AI messages without tool requests that continue
+     * the newest turn or start a new one after it closed, outside any request scope. The result
+     * equals what {@link #render} would compute over the same entries.
      */
-    public Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
+    Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
         View.Tail tail = previous.tail();
         if (tail == null || tail.stateVersion != state.version() || !previous.limit().equals(limit)) {
             return Optional.empty();
@@ -312,11 +380,27 @@ public final class ViewRules {
             return Optional.of(previous);
         }
         int users = 0;
+        boolean open = tail.newestOpen;
+        String turnId = tail.newestTurnId;
         for (Entry entry : appended) {
             ChatMessage message = entry.message();
+            if (Records.request(entry) != null) {
+                return Optional.empty();
+            }
+            String tag = Records.turn(entry);
             if (message instanceof UserMessage) {
+                if (open) {
+                    return Optional.empty(); // a new turn while the newest is open: requests interleave
+                }
                 users++;
-            } else if (!(message instanceof AiMessage) || ((AiMessage) message).hasToolExecutionRequests()) {
+                open = true;
+                turnId = tag;
+            } else if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
+                if (tag != null && turnId != null && !tag.equals(turnId)) {
+                    return Optional.empty(); // an answer to another turn
+                }
+                open = false;
+            } else {
                 return Optional.empty();
             }
         }
@@ -327,7 +411,7 @@ public final class ViewRules {
         int turnTo = moved ? tail.turnTo - tail.turnFrom : tail.turnTo;
         int messageTo = moved ? tail.messageTo - tail.messageFrom() : tail.messageTo;
         long total = tail.total;
-        boolean countTurns = limit.unit() == ViewLimit.Unit.TURNS;
+        boolean countTurns = limit.unit() == Overflow.Unit.TURNS;
         boolean tokens = limit.countsTokens();
         for (Entry entry : appended) {
             ChatMessage message = entry.message();
@@ -341,73 +425,27 @@ public final class ViewRules {
                 }
             }
             if (!countTurns) {
-                total += tokens ? storedTokens(entry) : 1; // messages before the first user message join the last turn
+                total += tokens ? storedTokens(entry) : 1;
             }
+            track.sources[messageTo] = entry;
             track.messages[messageTo++] = message;
         }
         int firstTurn = turnFrom;
         long size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
+        // only the newest turn can be open here, so every turn this evicts is closed
         while (limit.cuts() && turnFrom < turnTo - 1 && size > limit.value()) {
             turnFrom++;
             size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
         }
         Entry last = appended.get(appended.size() - 1);
         View.Tail next = new View.Tail(track, turnFrom, turnTo, messageTo, total, tail.stateVersion, tail.pinned,
-                tail.pinnedSize, last);
+                tail.pinnedSize, last, open, turnId);
         List<ChatMessage> messages = track.list(tail.pinned, next.messageFrom(), messageTo);
+        List<Entry> sources = track.sourceList(tail.pinned.size(), next.messageFrom(), messageTo);
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
         boolean needsOlder = previous.needsOlderEntries() && turnFrom == firstTurn;
-        return Optional.of(new View(messages, limit, viewSize, turnTo - turnFrom, track.turnFirstIndices[turnFrom],
-                needsOlder, next));
-    }
-
-    /** Tokens of the turn in slots[from, to), as shown; {@code itemsToEnd} counts its items and all newer ones. */
-    private long tokens(List<Object> slots, int from, int to, boolean newest, int itemsToEnd) {
-        long tokens = 0;
-        int fromEnd = itemsToEnd;
-        for (int i = from; i < to; i++) {
-            Object slot = slots.get(i);
-            if (slot instanceof Entry) {
-                tokens += tokensShown((Entry) slot, (Entry) slot, newest, --fromEnd);
-            } else {
-                for (Object item : ((Unit) slot).items()) {
-                    tokens += tokensShown(item, entryOf(item), newest, --fromEnd);
-                }
-            }
-        }
-        return tokens;
-    }
-
-    private int tokensShown(Object item, Entry entry, boolean newestTurn, int fromEnd) {
-        ChatMessage original = messageOf(item);
-        ChatMessage shown = shown(original, entry, newestTurn, fromEnd);
-        if (entry != null && shown == original) {
-            return storedTokens(entry);
-        }
-        return tokenizer().estimateTokenCountInMessage(shown);
-    }
-
-    private static ChatMessage messageOf(Object item) {
-        return item instanceof Entry ? ((Entry) item).message() : (ChatMessage) item;
-    }
-
-    private static Entry entryOf(Object item) {
-        return item instanceof Entry ? (Entry) item : null;
-    }
-
-    /** The message as the cost rules show it; {@code entry} is null for a synthetic repair. */
-    private ChatMessage shown(ChatMessage message, Entry entry, boolean newestTurn, int fromEnd) {
-        if (entry == null) {
-            return message;
-        }
-        if (!newestTurn && toolResultPreviewTokens > 0 && message instanceof ToolExecutionResultMessage
-                && storedTokens(entry) > toolResultPreviewTokens) {
-            message = preview((ToolExecutionResultMessage) message, storedTokens(entry));
-        }
-        if (keepImagesInNewest >= 0 && fromEnd >= keepImagesInNewest) {
-            message = withoutImages(message);
-        }
-        return message;
+        return Optional.of(new View(messages, sources, limit, viewSize, turnTo - turnFrom,
+                track.turnFirstIndices[turnFrom], needsOlder, previous.summaryMessage(), next));
     }
 
     private static ToolExecutionResultMessage preview(ToolExecutionResultMessage result, int tokens) {
@@ -451,10 +489,6 @@ public final class ViewRules {
         return replaced;
     }
 
-    private int storedTokens(Entry entry) {
-        return entry.hasTokenCount() ? entry.tokenCount() : tokenizer().estimateTokenCountInMessage(entry.message());
-    }
-
     private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
         Counted counted = cache.get();
         if (counted == null || !counted.message.equals(message)) {
@@ -464,60 +498,16 @@ public final class ViewRules {
         return counted.tokens;
     }
 
-    private static String key(String id, String toolName) {
-        return id != null ? "id:" + id : "name:" + toolName;
+    /** True if {@code message} is one the rules create and never store (a summary, a record). */
+    static boolean synthetic(ChatMessage message) {
+        return message instanceof SummaryMessage || message instanceof SummaryBlock
+                || (message instanceof CustomMessage && Records.kind(message) != null);
     }
 
     @Override
     public String toString() {
         return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
-                + ", keepImagesInNewest=" + keepImagesInNewest + '}';
-    }
-
-    private static final class Pending {
-        final String key;
-        final ToolExecutionRequest request;
-
-        Pending(String key, ToolExecutionRequest request) {
-            this.key = key;
-            this.request = request;
-        }
-    }
-
-    /** A message with the results of its tool requests, in log order. */
-    private static final class Unit {
-        final Entry head;
-        final List<Entry> results = new ArrayList<>(0);
-        final List<Pending> pending = new ArrayList<>(0);
-
-        Unit(Entry head) {
-            this.head = head;
-        }
-
-        void answer(String key, Entry result) {
-            results.add(result);
-            for (int i = 0; i < pending.size(); i++) {
-                if (pending.get(i).key.equals(key)) {
-                    pending.remove(i);
-                    return;
-                }
-            }
-        }
-
-        int size() {
-            return 1 + results.size() + pending.size();
-        }
-
-        /** The AI message's entry, its results' entries in log order, then a synthetic result per unanswered request. */
-        List<Object> items() {
-            List<Object> items = new ArrayList<>(size());
-            items.add(head);
-            items.addAll(results);
-            for (Pending p : pending) {
-                items.add(ToolExecutionResultMessage.from(p.request, INTERRUPTED_TOOL_RESULT));
-            }
-            return items;
-        }
+                + ", keepImagesInNewest=" + keepImagesInNewest + ", placement=" + placement + '}';
     }
 
     private static final class Counted {
@@ -527,55 +517,6 @@ public final class ViewRules {
         Counted(ChatMessage message, int tokens) {
             this.message = message;
             this.tokens = tokens;
-        }
-    }
-
-    /** Builder for {@link ViewRules}; every cost rule is off unless set. */
-    public static final class Builder {
-
-        private TokenCountEstimator tokenizer;
-        private int toolResultPreviewTokens;
-        private int keepImagesInNewest = -1;
-
-        private Builder() {
-        }
-
-        /**
-         * The estimator for token limits and rewritten messages; {@code null} (the default) means
-         * {@link Tokenizers#o200k()}, loaded only if a view ever counts tokens.
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = tokenizer;
-            return this;
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview plus a note in
-         * every turn but the newest ({@value ViewRules#DEFAULT_TOOL_RESULT_PREVIEW_TOKENS} is a good
-         * value). The log keeps the full result.
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            if (maxTokens < 1) {
-                throw new IllegalArgumentException("maxTokens must be >= 1, was " + maxTokens);
-            }
-            this.toolResultPreviewTokens = maxTokens;
-            return this;
-        }
-
-        /**
-         * Keeps images only in the newest {@code messages} messages of the view; older images are
-         * replaced by {@value ViewRules#IMAGE_NOTE}. 0 replaces every image.
-         */
-        public Builder keepImagesInNewest(int messages) {
-            if (messages < 0) {
-                throw new IllegalArgumentException("messages must be >= 0, was " + messages);
-            }
-            this.keepImagesInNewest = messages;
-            return this;
-        }
-
-        public ViewRules build() {
-            return new ViewRules(this);
         }
     }
 }

@@ -1,7 +1,12 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -9,50 +14,122 @@ import java.util.function.Function;
 /**
  * A chat memory that shows the last messages, turns or tokens of a session — and never deletes
  * anything: the window is a view over the session's log in a {@link SessionStore}, and eviction
- * only moves the view.
+ * only moves the view. A drop-in for LangChain4j's {@code MessageWindowChatMemory} and
+ * {@code TokenWindowChatMemory}: the builder speaks their words ({@code id}, {@code maxMessages},
+ * {@code dynamicMaxMessages}, {@code maxTokens(int, TokenCountEstimator)}, {@code chatMemoryStore},
+ * {@link #withMaxMessages}).
  *
  * <p>Set exactly one limit: {@code maxMessages}, {@code maxTurns} or {@code maxTokens}, each fixed
- * or per session. The view follows the shared {@link ViewRules}: the system message is pinned first
- * (and counts toward {@code maxMessages} and {@code maxTokens}); cuts fall only between turns, so
- * the window always starts with a user message; an AI message with tool calls is shown with exactly
- * its results; an interrupted tool call is repaired; the newest turn is always shown even when it
- * alone is over the limit, and then the {@link OverflowListener} is told (by default it logs a
- * warning). {@code maxTokens} counts a request as the tokenizer does, using the token count stored
- * with each message when it was added: a turn never re-counts history.
+ * or per memory id ({@code dynamic…}). The view follows the shared rules:
+ * <ul>
+ *   <li>the system message is pinned first (and counts toward {@code maxMessages} and {@code maxTokens});</li>
+ *   <li>cuts fall only between turns, so the window starts with a user message — or with the
+ *       greeting before the first user message, when the window reaches back to it — and can hold
+ *       fewer than {@code maxMessages} messages;</li>
+ *   <li>an AI message with tool calls is shown with exactly its results; an interrupted tool call is
+ *       repaired; a call still running is shown once its results are in;</li>
+ *   <li>the newest turn and every open turn (a request still in progress) are always shown, even
+ *       over the limit, and then the {@link OverflowListener} is told (by default it logs a warning);</li>
+ *   <li>{@code maxTokens} counts a request as the tokenizer does, using the count stored with each
+ *       message when it was added: a turn never re-counts history.</li>
+ * </ul>
  *
- * <p>{@link #add} appends one entry (atomic, safe with concurrent requests on the same session;
- * inside a {@link RequestScope} a retried request is stored once). {@link #messages()} reads only
- * the tail of the log it needs, and after the first read of a session only what was appended since. {@link #set} replaces the log in one store call and {@link #clear}
- * deletes the session. The log is trimmed only by the {@link Retention} policy (default
- * {@link Retention#keepAll()}), and never below what the window shows.
+ * <p>{@link #add} appends (one atomic append per call, safe with concurrent requests on the same
+ * session). {@link #set} changes only what differs from the current window and keeps everything
+ * the window did not show; {@link #clear} starts the conversation over (the earlier log is kept
+ * unless a {@link Retention} deletes it). Inside a {@link RequestScope} a retried request shows
+ * once.
  *
  * <pre>{@code
- * ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
+ * ChatMemory memory = WindowChatMemory.builder().id("user-42").chatMemoryStore(store).maxMessages(20).build();
  * }</pre>
  */
-public final class WindowChatMemory extends SessionChatMemory {
+public final class WindowChatMemory implements ChatMemory {
 
     /** How many entries a token window reads first; later reads start from what the last one needed. */
     static final int FIRST_TOKEN_READ = 64;
 
-    private final ViewLimit.Unit unit;
+    private final MemoryEngine engine;
+    private final Overflow.Unit unit;
     private final Function<Object, Integer> limit;
     private volatile ViewLimit lastLimit;
 
-    private WindowChatMemory(MemorySettings settings, ViewLimit.Unit unit, Function<Object, Integer> limit) {
-        super(settings, unit == ViewLimit.Unit.TOKENS);
+    private WindowChatMemory(MemorySettings settings, Overflow.Unit unit, Function<Object, Integer> limit) {
+        ViewRules rules = settings.rules();
+        SessionMemory memory = settings.sessionMemory(rules, unit == Overflow.Unit.TOKENS);
         this.unit = unit;
         this.limit = limit;
+        this.engine = new MemoryEngine(memory, this::view, null);
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 
+    /** A window of the last {@code maxMessages} messages on a new in-memory store, as LangChain4j's. */
+    public static WindowChatMemory withMaxMessages(int maxMessages) {
+        return builder().maxMessages(maxMessages).build();
+    }
+
+    /**
+     * A window of the last {@code maxTokens} tokens, counted with {@code tokenizer}, on a new
+     * in-memory store, as LangChain4j's {@code TokenWindowChatMemory.withMaxTokens}.
+     */
+    public static WindowChatMemory withMaxTokens(int maxTokens, TokenCountEstimator tokenizer) {
+        return builder().maxTokens(maxTokens, tokenizer).build();
+    }
+
+    /** A builder; exactly one limit must be set. */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** The memory id. */
+    @Override
+    public Object id() {
+        return engine.id();
+    }
+
+    /** Appends the message (one atomic append). A system message equal to the current one changes nothing. */
+    @Override
+    public void add(ChatMessage message) {
+        engine.add(message);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(ChatMessage... messages) {
+        engine.add(messages);
+    }
+
+    /** Appends the messages in one atomic append. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        engine.add(messages);
     }
 
     /** The window: pinned system message, then the newest whole turns within the limit. */
     @Override
     public List<ChatMessage> messages() {
+        return engine.messages();
+    }
+
+    /**
+     * Replaces what the window shows with {@code messages}: entries up to the first difference stay
+     * as they are, and so does everything the window did not show; writes nothing when nothing
+     * changed.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        engine.set(messages);
+    }
+
+    /** Starts the conversation over; the earlier log stays in the store unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        engine.clear();
+    }
+
+    private View view() {
         ViewLimit viewLimit = currentLimit();
         int firstRead;
         switch (unit) {
@@ -63,14 +140,14 @@ public final class WindowChatMemory extends SessionChatMemory {
                 firstRead = viewLimit.value() * 4 + 4;
                 break;
             default:
-                firstRead = Math.max(FIRST_TOKEN_READ, memory.lastReadCount());
+                firstRead = FIRST_TOKEN_READ;
                 break;
         }
-        return show(memory.tail(rules, viewLimit, firstRead));
+        return engine.memory().tail(viewLimit, firstRead);
     }
 
     private ViewLimit currentLimit() {
-        int value = MemorySettings.limit(limit, memory.id(), Builder.name(unit));
+        int value = MemorySettings.limit(limit, engine.id(), Builder.name(unit));
         ViewLimit last = lastLimit;
         if (last == null || last.value() != value) {
             last = ViewLimit.of(unit, value);
@@ -81,59 +158,102 @@ public final class WindowChatMemory extends SessionChatMemory {
 
     @Override
     public String toString() {
-        return "WindowChatMemory{id=" + memory.sessionId() + ", " + unit + '}';
+        return "WindowChatMemory{id=" + engine.memory().sessionId() + ", " + unit + '}';
     }
 
     /**
-     * Builds a {@link WindowChatMemory}. Exactly one of {@code maxMessages}, {@code maxTurns} and
-     * {@code maxTokens} must be set.
+     * Builds a {@link WindowChatMemory}, or a {@link ChatMemoryProvider} of them. Exactly one of
+     * {@code maxMessages}, {@code maxTurns} and {@code maxTokens} (fixed or dynamic) must be set.
+     * Every setter checks its value at once.
      */
-    public static final class Builder extends MemoryBuilder<Builder> {
+    public static final class Builder {
 
-        private ViewLimit.Unit unit;
+        private final MemorySettings settings = new MemorySettings();
+        private Overflow.Unit unit;
         private Function<Object, Integer> limit;
-        private Integer fixedLimit;
         private int limitsSet;
 
         private Builder() {
         }
 
-        @Override
-        protected Builder self() {
+        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        public Builder id(Object id) {
+            settings.id(id);
+            return this;
+        }
+
+        /**
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            settings.chatMemoryStore(store);
             return this;
         }
 
         /** Shows at most {@code maxMessages} messages, the pinned system message included. */
         public Builder maxMessages(int maxMessages) {
-            return fixed(ViewLimit.Unit.MESSAGES, maxMessages);
+            return fixed(Overflow.Unit.MESSAGES, maxMessages);
         }
 
-        /** {@link #maxMessages(int)} decided per memory id, at every read. */
-        public Builder maxMessages(Function<Object, Integer> maxMessages) {
-            return limit(ViewLimit.Unit.MESSAGES, maxMessages);
+        /** {@link #maxMessages(int)} decided per memory id, checked when a memory is built and at every read. */
+        public Builder dynamicMaxMessages(Function<Object, Integer> maxMessages) {
+            return dynamic(Overflow.Unit.MESSAGES, maxMessages);
         }
 
-        /** Shows at most {@code maxTurns} turns (a user message and everything up to the next one). */
+        /** Shows at most {@code maxTurns} turns (a user message and what belongs to it). */
         public Builder maxTurns(int maxTurns) {
-            return fixed(ViewLimit.Unit.TURNS, maxTurns);
+            return fixed(Overflow.Unit.TURNS, maxTurns);
         }
 
-        /** {@link #maxTurns(int)} decided per memory id, at every read. */
-        public Builder maxTurns(Function<Object, Integer> maxTurns) {
-            return limit(ViewLimit.Unit.TURNS, maxTurns);
+        /** {@link #maxTurns(int)} decided per memory id. */
+        public Builder dynamicMaxTurns(Function<Object, Integer> maxTurns) {
+            return dynamic(Overflow.Unit.TURNS, maxTurns);
         }
 
         /**
          * Shows at most {@code maxTokens} tokens, counting the whole request (system message,
-         * messages and reply priming) with the {@link #tokenizer}.
+         * messages and reply priming) with the {@link #tokenizer} (default: {@link Tokenizers#o200k()}).
          */
         public Builder maxTokens(int maxTokens) {
-            return fixed(ViewLimit.Unit.TOKENS, maxTokens);
+            return fixed(Overflow.Unit.TOKENS, maxTokens);
         }
 
-        /** {@link #maxTokens(int)} decided per memory id, at every read. */
-        public Builder maxTokens(Function<Object, Integer> maxTokens) {
-            return limit(ViewLimit.Unit.TOKENS, maxTokens);
+        /** {@link #maxTokens(int)} counted with {@code tokenizer}, as LangChain4j's {@code TokenWindowChatMemory}. */
+        public Builder maxTokens(int maxTokens, TokenCountEstimator tokenizer) {
+            tokenizer(tokenizer);
+            return fixed(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /** {@link #maxTokens(int)} decided per memory id. */
+        public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens) {
+            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /** {@link #dynamicMaxTokens(Function)} counted with {@code tokenizer}. */
+        public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens, TokenCountEstimator tokenizer) {
+            tokenizer(tokenizer);
+            return dynamic(Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /**
+         * Accepted for LangChain4j compatibility. The system message is always kept first here: it
+         * is pinned, never evicted, whatever this says.
+         */
+        public Builder alwaysKeepSystemMessageFirst(boolean alwaysKeepSystemMessageFirst) {
+            return this;
+        }
+
+        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            settings.tokenizer(tokenizer);
+            return this;
+        }
+
+        /** Told when a view is over its limit; default {@link OverflowListener#logging()}. */
+        public Builder overflowListener(OverflowListener listener) {
+            settings.overflowListener(listener);
+            return this;
         }
 
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
@@ -143,9 +263,58 @@ public final class WindowChatMemory extends SessionChatMemory {
         }
 
         /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            settings.toolResultPreviews(maxTokens);
+            return this;
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            settings.openTurnTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * shared by every memory that sets none.
+         */
+        public Builder viewCacheSize(int views) {
+            settings.viewCacheSize(views);
+            return this;
+        }
+
+        /** The clock for open-turn ages; default the system UTC clock. */
+        public Builder clock(Clock clock) {
+            settings.clock(clock);
+            return this;
+        }
+
+        /**
+         * A memory with these settings.
+         *
          * @throws IllegalStateException    if not exactly one limit was set
-         * @throws IllegalArgumentException if the limit for this id is below 1
-         * @throws io.github.memorypack.core.InvalidSessionIdException if the id is not a valid session id
+         * @throws IllegalArgumentException if a dynamic limit gives a value below 1 for this id
          */
         public WindowChatMemory build() {
             checkOneLimit();
@@ -161,7 +330,7 @@ public final class WindowChatMemory extends SessionChatMemory {
         public ChatMemoryProvider provider() {
             checkOneLimit();
             MemorySettings snapshot = settings.copy();
-            ViewLimit.Unit providerUnit = unit;
+            Overflow.Unit providerUnit = unit;
             Function<Object, Integer> providerLimit = limit;
             return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit);
         }
@@ -169,32 +338,26 @@ public final class WindowChatMemory extends SessionChatMemory {
         private void checkOneLimit() {
             if (limitsSet != 1) {
                 throw new IllegalStateException("set exactly one of maxMessages, maxTurns and maxTokens ("
-                        + (limitsSet == 0 ? "none" : limitsSet) + " set)");
-            }
-            settings.validate();
-            if (fixedLimit != null && fixedLimit < 1) {
-                throw new IllegalArgumentException(name(unit) + " must be >= 1, was " + fixedLimit);
+                        + (limitsSet == 0 ? "none" : limitsSet + " different ones") + " set)");
             }
         }
 
-        private static String name(ViewLimit.Unit unit) {
-            return unit == ViewLimit.Unit.MESSAGES ? "maxMessages" : unit == ViewLimit.Unit.TURNS ? "maxTurns" : "maxTokens";
+        private static String name(Overflow.Unit unit) {
+            return unit == Overflow.Unit.MESSAGES ? "maxMessages" : unit == Overflow.Unit.TURNS ? "maxTurns" : "maxTokens";
         }
 
-        private Builder fixed(ViewLimit.Unit unit, int value) {
-            limit(unit, id -> value);
-            fixedLimit = value;
-            return this;
+        private Builder fixed(Overflow.Unit unit, int value) {
+            MemorySettings.atLeast(value, 1, name(unit));
+            return dynamic(unit, id -> value);
         }
 
-        private Builder limit(ViewLimit.Unit unit, Function<Object, Integer> limit) {
-            Objects.requireNonNull(limit, "limit");
+        private Builder dynamic(Overflow.Unit unit, Function<Object, Integer> limit) {
+            Objects.requireNonNull(limit, name(unit));
             if (this.unit != unit) {
                 limitsSet++;
             }
             this.unit = unit;
             this.limit = limit;
-            this.fixedLimit = null;
             return this;
         }
     }

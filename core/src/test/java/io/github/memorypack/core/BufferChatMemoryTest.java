@@ -25,7 +25,7 @@ class BufferChatMemoryTest {
     @Test
     void should_show_whole_conversation_with_system_message_first_when_prompt_was_added_late() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
         memory.add(UserMessage.from("q0"));
         memory.add(AiMessage.from("a0"));
         memory.add(SystemMessage.from("sys"));
@@ -42,7 +42,7 @@ class BufferChatMemoryTest {
     @Test
     void should_show_changed_system_message_only_when_prompt_changes() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
         memory.add(SystemMessage.from("v1"));
         memory.add(UserMessage.from("q0"));
 
@@ -59,7 +59,7 @@ class BufferChatMemoryTest {
     void should_report_without_cutting_when_view_passes_context_size() {
         // given
         List<Overflow> reports = new ArrayList<>();
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).contextTokens(20)
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).contextTokens(20)
                 .overflowListener(reports::add).build();
         memory.add(UserMessage.from("short"));
         assertThat(memory.messages()).hasSize(1);
@@ -72,13 +72,13 @@ class BufferChatMemoryTest {
         // then
         assertThat(view).hasSize(2);
         int tokens = Tokenizers.o200k().estimateTokenCountInMessages(view);
-        assertThat(reports).containsExactly(new Overflow("s", ViewLimit.Unit.TOKENS, 20, tokens));
+        assertThat(reports).containsExactly(new Overflow("s", Overflow.Unit.TOKENS, 20, tokens));
     }
 
     @Test
     void should_store_unknown_token_counts_when_nothing_needs_them() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
 
         // when
         memory.add(UserMessage.from("hello"));
@@ -90,24 +90,28 @@ class BufferChatMemoryTest {
     @Test
     void should_repair_interrupted_call_and_drop_orphan_result_when_log_is_broken() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        TestClock clock = new TestClock();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).clock(clock).build();
         memory.add(UserMessage.from("find tea"));
         memory.add(AiMessage.from(CALL));
         memory.add(UserMessage.from("still there?"));
         memory.add(ToolExecutionResultMessage.from("c9", "search", "orphan"));
 
-        // when
+        // when: the call may still run at first; once its turn is abandoned it is repaired
+        List<ChatMessage> fresh = memory.messages();
+        clock.advance(java.time.Duration.ofMinutes(11));
         List<ChatMessage> view = memory.messages();
 
         // then
+        assertThat(fresh).containsExactly(UserMessage.from("find tea"), UserMessage.from("still there?"));
         assertThat(view).containsExactly(UserMessage.from("find tea"), AiMessage.from(CALL),
-                ToolExecutionResultMessage.from(CALL, ViewRules.INTERRUPTED_TOOL_RESULT), UserMessage.from("still there?"));
+                ToolExecutionResultMessage.from(CALL, Dialogue.INTERRUPTED_TOOL_RESULT), UserMessage.from("still there?"));
     }
 
     @Test
     void should_preview_large_old_tool_results_when_previews_are_on() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).toolResultPreviews(100).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).toolResultPreviews(100).build();
         String page = "lorem ipsum ".repeat(400);
         memory.add(UserMessage.from("search"));
         memory.add(AiMessage.from(CALL));
@@ -127,7 +131,7 @@ class BufferChatMemoryTest {
     @Test
     void should_store_turn_once_when_request_is_retried() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
 
         // when
         for (int attempt = 0; attempt < 3; attempt++) {
@@ -142,9 +146,9 @@ class BufferChatMemoryTest {
     }
 
     @Test
-    void should_replace_log_when_set_and_delete_session_when_cleared() {
+    void should_supersede_the_shown_entries_when_set_and_start_over_keeping_the_log_when_cleared() {
         // given
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
         memory.add(UserMessage.from("q0"));
 
         // when
@@ -154,7 +158,8 @@ class BufferChatMemoryTest {
         assertThat(memory.messages()).containsExactly(UserMessage.from("q1"), AiMessage.from("a1"));
         memory.clear();
         assertThat(memory.messages()).isEmpty();
-        assertThat(store.sessions()).isEmpty();
+        assertThat(store.read("s", 0, 100)).extracting(Entry::message).contains(UserMessage.from("q0"),
+                UserMessage.from("q1"), AiMessage.from("a1"));
     }
 
     @Test
@@ -176,8 +181,7 @@ class BufferChatMemoryTest {
     void should_reject_bad_options_when_building() {
         assertThatThrownBy(() -> BufferChatMemory.builder().contextTokens(0).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> BufferChatMemory.builder().id("a b").build())
-                .isInstanceOf(InvalidSessionIdException.class);
+        assertThatThrownBy(() -> BufferChatMemory.builder().id(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> BufferChatMemory.builder().build().set(List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
     }

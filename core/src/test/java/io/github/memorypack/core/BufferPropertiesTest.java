@@ -27,8 +27,8 @@ class BufferPropertiesTest {
             @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 99) Integer> ops) {
         // given
         InMemorySessionStore store = InMemorySessionStore.create();
-        BufferChatMemory first = BufferChatMemory.builder().id("s").store(store).build();
-        BufferChatMemory second = BufferChatMemory.builder().id("s").store(store).build();
+        BufferChatMemory first = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
+        BufferChatMemory second = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
         List<ChatMessage> expectedLog = new ArrayList<>();
         List<ToolExecutionRequest> pending = new ArrayList<>();
         SystemMessage system = null;

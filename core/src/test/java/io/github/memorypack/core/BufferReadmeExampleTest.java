@@ -18,7 +18,7 @@ class BufferReadmeExampleTest {
         SessionStore store = InMemorySessionStore.create();
         ChatMemory memory = BufferChatMemory.builder()
                 .id("user-42")
-                .store(store)
+                .chatMemoryStore(store)
                 .contextTokens(128_000)
                 .overflowListener(overflow -> System.err.println("too long for the model: " + overflow))
                 .build();

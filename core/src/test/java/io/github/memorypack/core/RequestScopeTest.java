@@ -10,19 +10,31 @@ import org.junit.jupiter.api.Test;
 class RequestScopeTest {
 
     @Test
-    void should_give_no_key_when_outside_a_scope() {
-        assertThat(RequestScope.nextKey("s")).isNull();
+    void should_have_no_request_when_outside_a_scope() {
+        assertThat(RequestScope.active()).isNull();
         assertThat(RequestScope.currentRequestId()).isEmpty();
+        assertThat(RequestScope.activeOrThread().nextKey("s")).isNull();
     }
 
     @Test
-    void should_number_keys_per_session_when_inside_a_scope() {
+    void should_number_keys_per_session_within_one_attempt_when_inside_a_scope() {
         // when
-        List<String> keys = RequestScope.call("r1", () -> List.of(RequestScope.nextKey("a"), RequestScope.nextKey("b"),
-                RequestScope.nextKey("a")));
+        List<String> keys = RequestScope.call("r1", () -> {
+            RequestScope scope = RequestScope.active();
+            return List.of(scope.nextKey("a"), scope.nextKey("b"), scope.nextKey("a"), scope.attemptId());
+        });
 
         // then
-        assertThat(keys).containsExactly("r1#0", "r1#0", "r1#1");
+        String attempt = keys.get(3);
+        assertThat(keys.subList(0, 3)).containsExactly("r1#" + attempt + "#0", "r1#" + attempt + "#0",
+                "r1#" + attempt + "#1");
+    }
+
+    @Test
+    void should_start_a_new_attempt_when_the_same_request_runs_again() {
+        String first = RequestScope.call("r", () -> RequestScope.active().attemptId());
+        String second = RequestScope.call("r", () -> RequestScope.active().attemptId());
+        assertThat(first).isNotEqualTo(second);
     }
 
     @Test
@@ -32,19 +44,20 @@ class RequestScopeTest {
 
         // when
         RequestScope.run("outer", () -> {
-            seen.add(RequestScope.nextKey("s"));
-            RequestScope.run("inner", () -> seen.add(RequestScope.nextKey("s")));
-            seen.add(RequestScope.nextKey("s"));
+            seen.add(RequestScope.currentRequestId().orElseThrow());
+            RequestScope.run("inner", () -> seen.add(RequestScope.currentRequestId().orElseThrow()));
+            seen.add(RequestScope.currentRequestId().orElseThrow());
         });
 
         // then
-        assertThat(seen).containsExactly("outer#0", "inner#0", "outer#1");
+        assertThat(seen).containsExactly("outer", "inner", "outer");
         assertThat(RequestScope.currentRequestId()).isEmpty();
     }
 
     @Test
-    void should_reject_request_id_when_blank_or_too_long() {
+    void should_reject_request_id_when_null_blank_or_too_long() {
         assertThatThrownBy(() -> RequestScope.run(" ", () -> { })).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RequestScope.run(null, () -> { })).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RequestScope.run("x".repeat(201), () -> { }))
                 .isInstanceOf(IllegalArgumentException.class);
     }

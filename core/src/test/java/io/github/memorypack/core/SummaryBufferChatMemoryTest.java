@@ -28,7 +28,7 @@ class SummaryBufferChatMemoryTest {
     private final List<SummaryFailure> failures = new ArrayList<>();
 
     private SummaryBufferChatMemory.Builder memory(int maxTokens) {
-        return SummaryBufferChatMemory.builder().id("s1").store(store).summarizer(summarizer).maxTokens(maxTokens)
+        return SummaryBufferChatMemory.builder().id("s1").chatMemoryStore(store).summarizer(summarizer).maxBufferTokens(maxTokens)
                 .failureListener(failures::add);
     }
 
@@ -96,7 +96,7 @@ class SummaryBufferChatMemoryTest {
         // folding one turn fewer would have stayed over the watermark
         assertThat(tokens(added.subList(folded.size() - 2, added.size()))).isGreaterThan(300);
         assertThat(memory.messages().subList(0, 2)).containsExactly(SYSTEM,
-                SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\nsummary 1 of " + folded.size() + " more messages"));
+                SummaryMessage.of("summary 1 of " + folded.size() + " more messages"));
     }
 
     /** A fold stops at the watermark, or earlier when only the newest turn (never folded) is left. */
@@ -114,15 +114,15 @@ class SummaryBufferChatMemoryTest {
         int cap = 300;
         ExtractiveSummarizer extractive = ExtractiveSummarizer.builder().maxSummaryTokens(cap).build();
         int[] calls = {0};
-        SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("s1").store(store)
+        SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("s1").chatMemoryStore(store)
                 .summarizer((previous, messages) -> {
                     calls[0]++;
                     return extractive.summarize(previous, messages);
                 })
-                .maxTokens(maxTokens).lowWatermark(watermark).build();
+                .maxBufferTokens(maxTokens).lowWatermark(watermark).build();
         int conversationTokens = 0;
         int systemTokens = TOKENS.estimateTokenCountInMessage(SYSTEM);
-        int headerTokens = TOKENS.estimateTokenCountInMessage(SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\n"));
+        int headerTokens = TOKENS.estimateTokenCountInMessage(SystemMessage.from(SummaryMessage.HEADER + "\n\n"));
 
         for (int n = 1; n <= 300; n++) {
             // when
@@ -227,7 +227,7 @@ class SummaryBufferChatMemoryTest {
         }
         List<ChatMessage> view = memory.messages();
         assertThat(view.get(0)).isEqualTo(SYSTEM);
-        assertThat(((SystemMessage) view.get(1)).text()).startsWith(ViewRules.SUMMARY_HEADER);
+        assertThat(((SystemMessage) view.get(1)).text()).startsWith(SummaryMessage.HEADER);
         List<ChatMessage> rest = view.subList(2, view.size());
         assertThat(rest.get(0)).isInstanceOf(UserMessage.class);
         for (int i = 0; i < rest.size(); i++) {
@@ -256,8 +256,8 @@ class SummaryBufferChatMemoryTest {
     @Test
     void should_use_each_sessions_limit_when_max_tokens_is_per_session() {
         // given
-        var provider = SummaryBufferChatMemory.builder().store(store).summarizer(summarizer)
-                .maxTokens(id -> id.equals("small") ? 150 : 100_000).provider();
+        var provider = SummaryBufferChatMemory.builder().chatMemoryStore(store).summarizer(summarizer)
+                .dynamicMaxBufferTokens(id -> id.equals("small") ? 150 : 100_000).provider();
         var small = (SummaryBufferChatMemory) provider.get("small");
         var large = (SummaryBufferChatMemory) provider.get("large");
 
@@ -284,8 +284,8 @@ class SummaryBufferChatMemoryTest {
         TokenAccounting accounting = TokenAccounting.create();
         accounting.recordRequest("s1", 100, new dev.langchain4j.model.output.TokenUsage(200, 10));
         SummaryBufferChatMemory calibrated = memory(maxTokens).calibrateWith(accounting).build();
-        SummaryBufferChatMemory plain = SummaryBufferChatMemory.builder().id("s2").store(store)
-                .summarizer(new RecordingSummarizer()).maxTokens(maxTokens).build();
+        SummaryBufferChatMemory plain = SummaryBufferChatMemory.builder().id("s2").chatMemoryStore(store)
+                .summarizer(new RecordingSummarizer()).maxBufferTokens(maxTokens).build();
 
         // when
         for (int n = 1; n <= 4; n++) {
@@ -328,12 +328,14 @@ class SummaryBufferChatMemoryTest {
     @Test
     void should_reject_bad_settings_when_building() {
         assertThatThrownBy(() -> SummaryBufferChatMemory.builder().summarizer(summarizer).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTokens");
-        assertThatThrownBy(() -> SummaryBufferChatMemory.builder().maxTokens(100).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("summarizer");
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("maxBufferTokens");
+        assertThatThrownBy(() -> SummaryBufferChatMemory.builder().maxBufferTokens(100).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("summarizer");
         assertThatThrownBy(() -> memory(0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> memory(100).lowWatermark(100).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowWatermark");
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("lowWatermark");
+        assertThatThrownBy(() -> memory(100).lowWatermark(100).provider())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("lowWatermark");
         assertThatThrownBy(() -> memory(100).lowWatermark(-1).build()).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -52,8 +52,8 @@ class SummaryBufferPropertiesTest {
             folds.add(List.copyOf(messages));
             return "summary " + folds.size();
         };
-        SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("p").store(store).summarizer(summarizer)
-                .maxTokens(maxTokens).failureListener(f -> { }).build();
+        SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("p").chatMemoryStore(store).summarizer(summarizer)
+                .maxBufferTokens(maxTokens).failureListener(f -> { }).build();
         List<ChatMessage> added = new ArrayList<>();
 
         int n = 0;
@@ -78,7 +78,7 @@ class SummaryBufferPropertiesTest {
             int verbatimFrom = 1;
             if (!folds.isEmpty()) {
                 assertThat(view.get(1)).isEqualTo(
-                        SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\nsummary " + folds.size()));
+                        SummaryMessage.of("summary " + folds.size()));
                 verbatimFrom = 2;
             }
             // the folds that landed plus the verbatim part are every message, each once, in order

@@ -27,9 +27,9 @@ class SummaryBufferReadmeExampleTest {
         // README example starts
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
-                .store(store)
+                .chatMemoryStore(store)
                 .summarizer(LlmSummarizer.of(cheapModel))
-                .maxTokens(2_000)
+                .maxBufferTokens(2_000)
                 .tokenizer(Tokenizers.forModel("gpt-4o-mini"))
                 .provider();
         Assistant assistant = AiServices.builder(Assistant.class)
@@ -51,9 +51,9 @@ class SummaryBufferReadmeExampleTest {
         // README offline example starts
         SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder()
                 .id("user-42")
-                .store(store)
+                .chatMemoryStore(store)
                 .summarizer(Summarizer.extractive())
-                .maxTokens(200)
+                .maxBufferTokens(200)
                 .build();
         // README offline example ends
 

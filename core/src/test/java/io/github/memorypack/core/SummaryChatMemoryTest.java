@@ -28,7 +28,7 @@ class SummaryChatMemoryTest {
     private final List<SummaryFailure> failures = new ArrayList<>();
 
     private SummaryChatMemory.Builder memory() {
-        return SummaryChatMemory.builder().id("s1").store(store).summarizer(summarizer).clock(CLOCK)
+        return SummaryChatMemory.builder().id("s1").chatMemoryStore(store).summarizer(summarizer).clock(CLOCK)
                 .failureListener(failures::add);
     }
 
@@ -38,8 +38,8 @@ class SummaryChatMemoryTest {
         memory.add(AiMessage.from("answer " + n));
     }
 
-    private static SystemMessage summaryMessage(String text) {
-        return SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\n" + text);
+    private static SummaryMessage summaryMessage(String text) {
+        return SummaryMessage.of(text);
     }
 
     @Test
@@ -124,19 +124,23 @@ class SummaryChatMemoryTest {
     }
 
     @Test
-    void should_fold_interrupted_tool_call_once_two_newer_turns_exist_when_its_result_never_came() {
+    void should_fold_interrupted_tool_call_once_its_turn_is_abandoned_when_its_result_never_came() {
         // given: a tool call whose result never came (the process died), then the user goes on
-        SummaryChatMemory memory = memory().build();
+        TestClock clock = new TestClock();
+        SummaryChatMemory memory = memory().clock(clock).build();
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
         memory.add(UserMessage.from("book the hotel"));
         memory.add(AiMessage.from(List.of(call)));
         memory.add(UserMessage.from("hello again"));
         memory.add(AiMessage.from("hi"));
 
-        // then: not folded yet; the view shows the call repaired, as the shared rules do
+        // then: the open turn (its tool may still be running) blocks folding, and its call is not shown yet
         assertThat(summarizer.calls()).isEmpty();
+        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"),
+                UserMessage.from("hello again"), AiMessage.from("hi"));
+        clock.advance(java.time.Duration.ofMinutes(11));
         assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
-                ToolExecutionResultMessage.from(call, ViewRules.INTERRUPTED_TOOL_RESULT),
+                ToolExecutionResultMessage.from(call, Dialogue.INTERRUPTED_TOOL_RESULT),
                 UserMessage.from("hello again"), AiMessage.from("hi"));
 
         // when
@@ -287,7 +291,7 @@ class SummaryChatMemoryTest {
                         throw e.getCause();
                     }
                 });
-        SummaryChatMemory memory = memory().store(failing).build();
+        SummaryChatMemory memory = memory().chatMemoryStore(failing).build();
         memory.add(UserMessage.from("question 1"));
         failReads[0] = true;
 
@@ -320,17 +324,18 @@ class SummaryChatMemoryTest {
     }
 
     @Test
-    void should_drop_summary_when_set_replaces_log() {
+    void should_keep_the_summary_when_set_leaves_the_summary_message_out() {
         // given
         SummaryChatMemory memory = memory().build();
         turn(memory, 1);
+        List<ChatMessage> before = memory.messages();
 
-        // when
+        // when: the summary covers messages the view never showed, so leaving it out deletes nothing
         memory.set(List.of(SYSTEM, UserMessage.from("fresh start")));
 
         // then
-        assertThat(memory.summary()).isEmpty();
-        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("fresh start"));
+        assertThat(memory.summary()).isPresent();
+        assertThat(memory.messages()).containsExactly(SYSTEM, before.get(1), UserMessage.from("fresh start"));
     }
 
     @Test
@@ -352,12 +357,11 @@ class SummaryChatMemoryTest {
 
     @Test
     void should_reject_bad_settings_when_building() {
-        assertThatThrownBy(() -> SummaryChatMemory.builder().build()).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> SummaryChatMemory.builder().build()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("summarizer");
         assertThatThrownBy(() -> memory().foldEveryTurns(0).build()).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> memory().maxSummaryTokens(0).build()).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> memory().id("../etc").build())
-                .isInstanceOf(io.github.memorypack.core.InvalidSessionIdException.class);
+        assertThatThrownBy(() -> memory().id(null)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -26,7 +26,7 @@ class SummaryReadmeExampleTest {
         // README example starts
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryChatMemory.builder()
-                .store(store)
+                .chatMemoryStore(store)
                 .summarizer(LlmSummarizer.of(cheapModel))
                 .provider();
         Assistant assistant = AiServices.builder(Assistant.class)

@@ -49,22 +49,26 @@ class ViewRulesTest {
 
         // then
         assertThat(view.messages()).containsExactly(SYSTEM,
-                SystemMessage.from(ViewRules.SUMMARY_HEADER + "\n\nThe user asked q0."),
+                SummaryMessage.of("The user asked q0."),
                 UserMessage.from("q1"), AiMessage.from("a1"));
         assertThat(view.needsOlderEntries()).isFalse();
     }
 
     @Test
-    void should_start_with_user_message_when_log_opens_with_ai_message() {
+    void should_show_the_greeting_when_the_view_reaches_the_start_and_start_with_a_user_message_otherwise() {
         // given
-        List<Entry> log = log(AiMessage.from("Hi, I am your assistant."), UserMessage.from("hi"), AiMessage.from("hello"));
+        List<Entry> log = log(AiMessage.from("Hi, I am your assistant."), UserMessage.from("hi"), AiMessage.from("hello"),
+                UserMessage.from("more"), AiMessage.from("sure"));
 
         // when
-        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+        View all = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+        View cut = rules.render(SessionState.EMPTY, log, ViewLimit.messages(3));
 
         // then
-        assertThat(view.messages()).containsExactly(UserMessage.from("hi"), AiMessage.from("hello"));
-        assertThat(view.firstIndex()).isEqualTo(1);
+        assertThat(all.messages()).containsExactly(AiMessage.from("Hi, I am your assistant."), UserMessage.from("hi"),
+                AiMessage.from("hello"), UserMessage.from("more"), AiMessage.from("sure"));
+        assertThat(all.firstIndex()).isEqualTo(0);
+        assertThat(cut.messages()).containsExactly(UserMessage.from("more"), AiMessage.from("sure"));
     }
 
     @Test
@@ -99,12 +103,16 @@ class ViewRulesTest {
         // given: the process died while the tool ran; the user asked again
         List<Entry> log = log(UserMessage.from("weather?"), AiMessage.from(CALL_1), UserMessage.from("hello?"));
 
-        // when
-        View view = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+        // when: while the turn is fresh the call may still run (another request); once abandoned it is repaired
+        View fresh = rules.render(SessionState.EMPTY, log, ViewLimit.none());
+        View view = rules.render(SessionState.EMPTY, log, true, ViewLimit.none(), new Dialogue.Context(
+                log.get(log.size() - 1).timestamp().plus(java.time.Duration.ofMinutes(11)),
+                MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
 
         // then
+        assertThat(fresh.messages()).containsExactly(UserMessage.from("weather?"), UserMessage.from("hello?"));
         assertThat(view.messages()).containsExactly(UserMessage.from("weather?"), AiMessage.from(CALL_1),
-                ToolExecutionResultMessage.from(CALL_1, ViewRules.INTERRUPTED_TOOL_RESULT), UserMessage.from("hello?"));
+                ToolExecutionResultMessage.from(CALL_1, Dialogue.INTERRUPTED_TOOL_RESULT), UserMessage.from("hello?"));
     }
 
     @Test
@@ -153,10 +161,12 @@ class ViewRulesTest {
     @Test
     void should_ask_for_older_entries_when_every_given_turn_fits() {
         // given: a tail read that starts inside a turn
-        List<Entry> log = log(AiMessage.from("a0"), UserMessage.from("q1"), AiMessage.from("a1"));
+        List<Entry> log = log(UserMessage.from("q0"), AiMessage.from("a0"), UserMessage.from("q1"), AiMessage.from("a1"))
+                .subList(1, 4);
 
         // when
-        View view = rules.render(SessionState.EMPTY, log, ViewLimit.messages(10));
+        View view = rules.render(SessionState.EMPTY, log, false, ViewLimit.messages(10),
+                new Dialogue.Context(log.get(2).timestamp(), MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
 
         // then
         assertThat(view.needsOlderEntries()).isTrue();
@@ -174,7 +184,7 @@ class ViewRulesTest {
         // then
         assertThat(view.messages()).hasSize(5).startsWith(SYSTEM, UserMessage.from("weather?"));
         assertThat(view.overLimit()).isTrue();
-        assertThat(view.overflow("s")).contains(new Overflow("s", ViewLimit.Unit.MESSAGES, 3, 5));
+        assertThat(view.overflow("s")).contains(new Overflow("s", Overflow.Unit.MESSAGES, 3, 5));
     }
 
     @Test
@@ -216,11 +226,12 @@ class ViewRulesTest {
     @Test
     void should_show_preview_of_large_tool_result_in_older_turns_only_when_previews_are_on() {
         // given
-        ViewRules previews = ViewRules.builder().toolResultPreviews(50).build();
+        ViewRules previews = new ViewRules(null, 50, -1, SummaryMessage.Placement.SYSTEM_MESSAGE);
         String big = "row ".repeat(500);
         ToolExecutionResultMessage result = ToolExecutionResultMessage.from(CALL_1, big);
+        // the newest turn is still open: the model has not answered q1 yet
         List<Entry> log = counted(List.of(UserMessage.from("q0"), AiMessage.from(CALL_1), result, AiMessage.from("a0"),
-                UserMessage.from("q1"), AiMessage.from(CALL_1), result, AiMessage.from("a1")));
+                UserMessage.from("q1"), AiMessage.from(CALL_1), result));
 
         // when
         View view = previews.render(SessionState.EMPTY, log, ViewLimit.none());
@@ -237,7 +248,7 @@ class ViewRulesTest {
     @Test
     void should_replace_images_outside_newest_messages_when_image_rule_is_on() {
         // given
-        ViewRules images = ViewRules.builder().keepImagesInNewest(2).build();
+        ViewRules images = new ViewRules(null, 0, 2, SummaryMessage.Placement.SYSTEM_MESSAGE);
         ImageContent image = ImageContent.from("https://example.com/cat.png");
         UserMessage withImage = UserMessage.from(TextContent.from("look"), image);
         List<Entry> log = log(withImage, AiMessage.from("a cat"), withImage, AiMessage.from("the same cat"));

@@ -30,17 +30,17 @@ class WindowPropertiesTest {
     @Property(tries = 200)
     void should_keep_every_view_rule_when_operations_are_random(
             @ForAll @Size(max = 50) List<@IntRange(min = 0, max = 599) Integer> ops,
-            @ForAll ViewLimit.Unit unit, @ForAll @IntRange(min = 1, max = 12) int size) {
+            @ForAll Overflow.Unit unit, @ForAll @IntRange(min = 1, max = 12) int size) {
         // given
-        int limit = unit == ViewLimit.Unit.TOKENS ? 30 + size * 25 : size;
+        int limit = unit == Overflow.Unit.TOKENS ? 30 + size * 25 : size;
         InMemorySessionStore store = InMemorySessionStore.create();
         InMemorySessionStore trimmedStore = InMemorySessionStore.create();
         List<Overflow> overflows = new ArrayList<>();
-        WindowChatMemory memory = window(unit, limit, WindowChatMemory.builder().id("s").store(store)
+        WindowChatMemory memory = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(store)
                 .overflowListener(overflows::add));
-        WindowChatMemory trimmed = window(unit, limit, WindowChatMemory.builder().id("s").store(trimmedStore)
+        WindowChatMemory trimmed = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(trimmedStore)
                 .retention(Retention.keepLast(1)).overflowListener(o -> { }));
-        WindowChatMemory other = window(unit, limit, WindowChatMemory.builder().id("s").store(store)
+        WindowChatMemory other = window(unit, limit, WindowChatMemory.builder().id("s").chatMemoryStore(store)
                 .overflowListener(o -> { }));
         Model model = new Model();
 
@@ -88,7 +88,7 @@ class WindowPropertiesTest {
         }
     }
 
-    private static WindowChatMemory window(ViewLimit.Unit unit, int limit, WindowChatMemory.Builder builder) {
+    private static WindowChatMemory window(Overflow.Unit unit, int limit, WindowChatMemory.Builder builder) {
         switch (unit) {
             case MESSAGES:
                 return builder.maxMessages(limit).build();
@@ -99,7 +99,7 @@ class WindowPropertiesTest {
         }
     }
 
-    private static void assertRules(List<ChatMessage> view, Model model, ViewLimit.Unit unit, int limit,
+    private static void assertRules(List<ChatMessage> view, Model model, Overflow.Unit unit, int limit,
                                     List<Overflow> overflows) {
         int start = 0;
         if (model.system != null) {
@@ -109,7 +109,10 @@ class WindowPropertiesTest {
         List<ChatMessage> conversation = view.subList(start, view.size());
         assertThat(conversation).as("no other system message").noneMatch(m -> m instanceof SystemMessage);
         if (!conversation.isEmpty()) {
-            assertThat(conversation.get(0)).as("starts with a user message").isInstanceOf(UserMessage.class);
+            if (!(conversation.get(0) instanceof UserMessage)) {
+                // only the greeting before the first user message may come first, and only from the log's start
+                assertThat(model.beforeFirstUser(conversation.get(0))).as("only a greeting may precede a user message").isTrue();
+            }
         }
         if (model.lastUser != null) {
             assertThat(conversation).as("newest turn kept").contains(model.lastUser);
@@ -132,10 +135,27 @@ class WindowPropertiesTest {
         }
         if (measured > limit) {
             assertThat(overflows).as("overflow reported").containsExactly(new Overflow("s", unit, limit, measured));
-            assertThat(conversation.get(0)).as("only the newest turn when over").isEqualTo(model.lastUser);
+            // over the limit only with what can never be cut: the newest turn and open turns (requests in progress)
+            List<List<ChatMessage>> turns = turnsOf(conversation);
+            for (List<ChatMessage> turn : turns.subList(0, turns.size() - 1)) {
+                assertThat(model.closed(turn.get(0))).as("only open turns besides the newest when over: %s", turn)
+                        .isFalse();
+            }
         } else {
             assertThat(overflows).isEmpty();
         }
+    }
+
+    /** The view's turns: each user message with what follows it up to the next one. */
+    private static List<List<ChatMessage>> turnsOf(List<ChatMessage> conversation) {
+        List<List<ChatMessage>> turns = new ArrayList<>();
+        for (ChatMessage message : conversation) {
+            if (message instanceof UserMessage || turns.isEmpty()) {
+                turns.add(new ArrayList<>());
+            }
+            turns.get(turns.size() - 1).add(message);
+        }
+        return turns;
     }
 
     /** Every AI message with tool requests is followed by exactly its results, and results appear nowhere else. */
@@ -178,6 +198,31 @@ class WindowPropertiesTest {
         SystemMessage system;
         UserMessage lastUser;
         int counter;
+
+        /** True if the turn of this user message ends, in the log, with an AI message without tool calls. */
+        boolean closed(ChatMessage user) {
+            int at = log.indexOf(user);
+            ChatMessage last = null;
+            for (int i = at + 1; i < log.size() && !(log.get(i) instanceof UserMessage); i++) {
+                ChatMessage m = log.get(i);
+                if (!(m instanceof ToolExecutionResultMessage) && !(m instanceof SystemMessage)) {
+                    last = m;
+                }
+            }
+            return last instanceof AiMessage && !((AiMessage) last).hasToolExecutionRequests();
+        }
+
+        boolean beforeFirstUser(ChatMessage message) {
+            for (ChatMessage m : log) {
+                if (m instanceof UserMessage) {
+                    return false;
+                }
+                if (m.equals(message)) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         ChatMessage next(int op) {
             int kind = op % 6;
@@ -228,6 +273,6 @@ class WindowPropertiesTest {
 
     static {
         // the properties rely on the documented interrupted-call text being distinct from any generated text
-        assertThat(ViewRules.INTERRUPTED_TOOL_RESULT).doesNotContain("result ");
+        assertThat(Dialogue.INTERRUPTED_TOOL_RESULT).doesNotContain("result ");
     }
 }

@@ -31,7 +31,7 @@ class WindowRegressionTest {
     @Test
     void should_never_start_with_tool_result_when_window_cuts_through_a_tool_call_langchain4j_585_940_1326_3133() {
         // given: the last 3 messages are [result, AI, user]: a plain cut would start with the result
-        WindowChatMemory memory = WindowChatMemory.builder().id("s").store(store).maxMessages(4).build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(4).build();
         memory.add(SystemMessage.from("sys"));
         memory.add(UserMessage.from("tea in stock?"));
         memory.add(AiMessage.from(CALL));
@@ -50,18 +50,24 @@ class WindowRegressionTest {
     @Test
     void should_repair_dangling_tool_call_when_conversation_went_on_after_a_crash_langchain4j_3806() {
         // given: the process died while the tool ran; after the restart the user writes again
-        WindowChatMemory before = WindowChatMemory.builder().id("s").store(store).maxMessages(10).build();
+        TestClock clock = new TestClock();
+        WindowChatMemory before = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(10)
+                .clock(clock).build();
         before.add(UserMessage.from("tea in stock?"));
         before.add(AiMessage.from(CALL));
-        WindowChatMemory after = WindowChatMemory.builder().id("s").store(store).maxMessages(10).build();
+        WindowChatMemory after = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(10)
+                .clock(clock).build();
         after.add(UserMessage.from("hello?"));
 
-        // when
+        // when: no request ever sees a tool call without its result (what the provider rejects)
+        List<ChatMessage> fresh = after.messages();
+        clock.advance(java.time.Duration.ofMinutes(11));
         List<ChatMessage> view = after.messages();
 
-        // then
+        // then: first the call may still be running and is left out; once abandoned it is repaired
+        assertThat(fresh).containsExactly(UserMessage.from("tea in stock?"), UserMessage.from("hello?"));
         assertThat(view).containsExactly(UserMessage.from("tea in stock?"), AiMessage.from(CALL),
-                ToolExecutionResultMessage.from(CALL, ViewRules.INTERRUPTED_TOOL_RESULT), UserMessage.from("hello?"));
+                ToolExecutionResultMessage.from(CALL, Dialogue.INTERRUPTED_TOOL_RESULT), UserMessage.from("hello?"));
     }
 
     /** LangChain4j #1966: concurrent requests on one memory id lost messages (read-modify-write). */
@@ -69,7 +75,7 @@ class WindowRegressionTest {
     void should_keep_every_message_and_each_thread_order_when_16_threads_chat_on_one_session_langchain4j_1966()
             throws Exception {
         // given
-        WindowChatMemory memory = WindowChatMemory.builder().id("shared").store(store).maxMessages(20).build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("shared").chatMemoryStore(store).maxMessages(20).build();
         int threads = 16;
         int turns = 100;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -121,7 +127,7 @@ class WindowRegressionTest {
     @Test
     void should_keep_evicted_messages_in_the_store_when_window_moves_spring_ai_7029() {
         // given
-        WindowChatMemory memory = WindowChatMemory.builder().id("s").store(store).maxTurns(1).build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxTurns(1).build();
 
         // when
         for (int i = 0; i < 30; i++) {
@@ -140,7 +146,7 @@ class WindowRegressionTest {
     void should_count_each_message_once_when_window_is_limited_in_tokens() {
         // given
         CountingEstimator estimator = new CountingEstimator();
-        WindowChatMemory memory = WindowChatMemory.builder().id("s").store(store).maxTokens(200)
+        WindowChatMemory memory = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxTokens(200)
                 .tokenizer(estimator).build();
         memory.add(SystemMessage.from("be brief"));
         estimator.messageCalls.set(0);

@@ -1,5 +1,6 @@
 package io.github.memorypack.it;
 
+import io.github.memorypack.core.SummaryMessage;
 import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.core.Summary;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,7 +15,6 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.ViewRules;
 import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.TokenAccounting;
 import io.github.memorypack.core.TokenReport;
@@ -101,8 +101,8 @@ class SummaryBufferAiServicesEndToEndTest {
         OpenAiChatModel chatModel = model(chatServer).listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
         OpenAiChatModel summarizerModel = model(summarizerServer).build();
         Assistant assistant = AiServices.builder(Assistant.class).chatModel(chatModel)
-                .chatMemoryProvider(SummaryBufferChatMemory.builder().store(store)
-                        .summarizer(LlmSummarizer.of(summarizerModel)).maxTokens(60).tokenAccounting(accounting)
+                .chatMemoryProvider(SummaryBufferChatMemory.builder().chatMemoryStore(store)
+                        .summarizer(LlmSummarizer.of(summarizerModel)).maxBufferTokens(60).tokenAccounting(accounting)
                         .provider())
                 .build();
         List<String> questions = List.of(
@@ -131,7 +131,7 @@ class SummaryBufferAiServicesEndToEndTest {
         assertThat(last.get(0).get("role").asText()).isEqualTo("system");
         assertThat(last.get(0).get("content").asText()).isEqualTo("You are a travel agent.");
         assertThat(last.get(1).get("role").asText()).isEqualTo("system");
-        assertThat(last.get(1).get("content").asText()).startsWith(ViewRules.SUMMARY_HEADER)
+        assertThat(last.get(1).get("content").asText()).startsWith(SummaryMessage.HEADER)
                 .contains("Ana lives in Porto, travels by train, budget 1200 euros. Summary ");
         assertThat(last.get(2).get("role").asText()).isEqualTo("user");
         assertThat(last.get(last.size() - 1).get("content").asText()).isEqualTo(questions.get(4));

@@ -54,7 +54,7 @@ class WindowAiServicesEndToEndTest {
     @Test
     void should_send_exact_window_history_per_session_when_assistant_calls_a_tool() throws Exception {
         // given
-        List<List<String>> requests = converse(WindowChatMemory.builder().store(store).maxTurns(1).provider());
+        List<List<String>> requests = converse(WindowChatMemory.builder().chatMemoryStore(store).maxTurns(1).provider());
 
         // then
         assertThat(requests.get(0)).containsExactly(SYSTEM, "user: Is tea in stock?");
@@ -74,7 +74,7 @@ class WindowAiServicesEndToEndTest {
     @Test
     void should_send_exact_full_history_per_session_when_buffer_backs_the_assistant() throws Exception {
         // given
-        List<List<String>> requests = converse(BufferChatMemory.builder().store(store).provider());
+        List<List<String>> requests = converse(BufferChatMemory.builder().chatMemoryStore(store).provider());
 
         // then
         assertThat(requests.get(0)).containsExactly(SYSTEM, "user: Is tea in stock?");

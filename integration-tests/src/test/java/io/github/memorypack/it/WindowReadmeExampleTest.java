@@ -29,7 +29,7 @@ class WindowReadmeExampleTest {
             // README example starts
             SessionStore store = InMemorySessionStore.create();
             ChatMemoryProvider memories = WindowChatMemory.builder()
-                    .store(store)
+                    .chatMemoryStore(store)
                     .maxMessages(20)
                     .provider();
             Assistant assistant = AiServices.builder(Assistant.class)

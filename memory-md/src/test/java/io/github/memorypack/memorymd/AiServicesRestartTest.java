@@ -42,7 +42,7 @@ class AiServicesRestartTest {
         // new objects every time, as after a process restart: only the folder is shared
         MemoryMdSessionStore store = MemoryMdSessionStore.of(dir);
         return AiServices.builder(Assistant.class).chatModel(server.model())
-                .chatMemoryProvider(id -> WindowChatMemory.builder().id(id).store(store).maxMessages(20).build())
+                .chatMemoryProvider(id -> WindowChatMemory.builder().id(id).chatMemoryStore(store).maxMessages(20).build())
                 .build();
     }
 

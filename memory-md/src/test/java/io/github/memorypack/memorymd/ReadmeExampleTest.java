@@ -1,5 +1,6 @@
 package io.github.memorypack.memorymd;
 
+import io.github.memorypack.core.MemoryMdChatMemory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.AiMessage;
@@ -24,7 +25,7 @@ class ReadmeExampleTest {
                 .durability(MemoryMdSessionStore.Durability.SYNC)    // fsync each append (default)
                 .build();
         ChatMemoryProvider memories = sessionId -> MemoryMdChatMemory.builder()
-                .id(sessionId).store(store)
+                .id(sessionId).chatMemoryStore(store)
                 .preload(MemoryMdChatMemory.Preload.TYPED)          // or PREAMBLE (swarms style)
                 .build();
 

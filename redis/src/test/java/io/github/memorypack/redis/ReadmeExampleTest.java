@@ -27,7 +27,7 @@ class ReadmeExampleTest {
                 .build()) {
 
             // every Memory Pack memory takes the store (LangChain4j's own memories too, as a ChatMemoryStore)
-            ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
+            ChatMemory memory = WindowChatMemory.builder().id("user-42").chatMemoryStore(store).maxMessages(20).build();
             memory.add(UserMessage.from("Hi, I'm Ada."));
             // --- README example ends
 
@@ -49,7 +49,7 @@ class ReadmeExampleTest {
                 .waitForReplicas(1, Duration.ofMillis(500)) // acknowledge a write once a replica has it
                 .build()) {
 
-            ChatMemory memory = WindowChatMemory.builder().id("user-42").store(store).maxMessages(20).build();
+            ChatMemory memory = WindowChatMemory.builder().id("user-42").chatMemoryStore(store).maxMessages(20).build();
             memory.add(UserMessage.from("Hi, I'm Ada."));
             // --- README cluster example ends
 

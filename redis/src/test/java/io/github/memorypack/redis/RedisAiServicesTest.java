@@ -95,13 +95,13 @@ class RedisAiServicesTest {
     }
 
     static Stream<Arguments> strategies() {
-        Strategy buffer = (store, summarizer) -> id -> BufferChatMemory.builder().id(id).store(store).build();
-        Strategy window = (store, summarizer) -> id -> WindowChatMemory.builder().id(id).store(store).maxTurns(1)
+        Strategy buffer = (store, summarizer) -> id -> BufferChatMemory.builder().id(id).chatMemoryStore(store).build();
+        Strategy window = (store, summarizer) -> id -> WindowChatMemory.builder().id(id).chatMemoryStore(store).maxTurns(1)
                 .build();
-        Strategy summary = (store, summarizer) -> id -> SummaryChatMemory.builder().id(id).store(store)
+        Strategy summary = (store, summarizer) -> id -> SummaryChatMemory.builder().id(id).chatMemoryStore(store)
                 .summarizer(summarizer).build();
-        Strategy summaryBuffer = (store, summarizer) -> SummaryBufferChatMemory.builder().store(store)
-                .summarizer(summarizer).maxTokens(50).provider();
+        Strategy summaryBuffer = (store, summarizer) -> SummaryBufferChatMemory.builder().chatMemoryStore(store)
+                .summarizer(summarizer).maxBufferTokens(50).provider();
         Strategy langchain4jWindow = (store, summarizer) -> id -> MessageWindowChatMemory.builder().id(id)
                 .maxMessages(100).chatMemoryStore(store).build();
         // name, strategy; does the third request show turn 1 verbatim, turn 2 verbatim, the summary

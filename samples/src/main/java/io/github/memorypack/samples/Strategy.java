@@ -73,14 +73,14 @@ public enum Strategy {
     public ChatMemoryProvider provider(SessionStore store, Limits limits, TokenCountEstimator tokenizer,
                                        Summarizer summarizer, TokenAccounting accounting) {
         return switch (this) {
-            case BUFFER -> BufferChatMemory.builder().store(store).tokenizer(tokenizer).provider();
-            case WINDOW -> WindowChatMemory.builder().store(store).tokenizer(tokenizer)
+            case BUFFER -> BufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer).provider();
+            case WINDOW -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .maxMessages(limits.windowMessages()).provider();
-            case SUMMARY -> SummaryChatMemory.builder().store(store).tokenizer(tokenizer)
+            case SUMMARY -> SummaryChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting)
                     .provider();
-            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().store(store).tokenizer(tokenizer)
-                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxTokens(limits.maxTokens())
+            case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
+                    .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxBufferTokens(limits.maxTokens())
                     .tokenAccounting(accounting).provider();
         };
     }

@@ -95,8 +95,8 @@ class AiServicesExampleTest {
         TravelAssistant assistant = AiServices.builder(TravelAssistant.class)
                 .chatModel(chatModel)
                 .chatMemoryProvider(SummaryBufferChatMemory.builder()
-                        .store(FileSessionStore.open(folder)).summarizer(LlmSummarizer.of(cheapModel))
-                        .maxTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
+                        .chatMemoryStore(FileSessionStore.open(folder)).summarizer(LlmSummarizer.of(cheapModel))
+                        .maxBufferTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
                 .tools(new TravelTools())
                 .build();
         String answer = assistant.chat("ana", "I have 1200 euros for 3 days. Daily budget?");

@@ -8,7 +8,6 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.InvalidSessionIdException;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
@@ -673,7 +672,7 @@ public abstract class SessionStoreContract {
         for (Map.Entry<String, Consumer<String>> call : everyMethod().entrySet()) {
             assertThatThrownBy(() -> call.getValue().accept(badId))
                     .as("%s(%s)", call.getKey(), badId)
-                    .isInstanceOf(InvalidSessionIdException.class);
+                    .isInstanceOf(IllegalArgumentException.class);
         }
 
         assertThat(store.sessions()).isEqualTo(sessionsBefore);
@@ -699,10 +698,35 @@ public abstract class SessionStoreContract {
         calls.put("replace", id -> store.replace(id, entries("x")));
         calls.put("trim", id -> store.trim(id, 1));
         calls.put("delete", id -> store.delete(id));
-        calls.put("getMessages", id -> store.getMessages(id));
-        calls.put("updateMessages", id -> store.updateMessages(id, List.of(UserMessage.from("x"))));
-        calls.put("deleteMessages", id -> store.deleteMessages(id));
         return calls;
+    }
+
+    /** Memory ids of every form LangChain4j passes as {@code @MemoryId}. */
+    static Stream<Object> anyMemoryIds() {
+        record Chat(String tenant, long chat) {
+        }
+        return Stream.of("alice@example.com", "tenant:42/chat-7", "Zo\u00eb", "user 1", "x".repeat(300), 42L,
+                new Chat("t1", 7), "../etc/passwd", "a*b?[c]", "~YWxpY2U");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.github.memorypack.testkit.SessionStoreContract#anyMemoryIds")
+    void should_keep_any_memory_id_apart_and_list_it_back_when_used_through_chat_memory_store(Object memoryId) {
+        // given: the same messages under a plain id that could be confused with it
+        store.updateMessages("plain", List.of(UserMessage.from("other")));
+
+        // when
+        store.updateMessages(memoryId, List.of(UserMessage.from("mine " + memoryId)));
+
+        // then
+        assertThat(store.getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
+        assertThat(restarted().getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
+        assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));
+        String sessionId = io.github.memorypack.core.SessionIds.of(memoryId);
+        assertThat(store.sessions()).contains(sessionId);
+        store.deleteMessages(memoryId);
+        assertThat(store.getMessages(memoryId)).isEmpty();
+        assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));
     }
 
     // ---------------------------------------------------------------- random operations against a model

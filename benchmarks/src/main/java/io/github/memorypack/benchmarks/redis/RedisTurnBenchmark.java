@@ -162,8 +162,11 @@ public class RedisTurnBenchmark {
         return new long[] {in, out, replyBytes};
     }
 
-    /** Turn i's message: even = user question, odd = AI answer; sizes like a real chat (~150 / ~450 chars). */
-    static ChatMessage message(long i) {
+    /**
+     * Turn i's message: even = user question, odd = AI answer; sizes like a real chat (~150 / ~450
+     * chars). The JDBC benchmark stores the same messages.
+     */
+    public static ChatMessage message(long i) {
         if (i % 2 == 0) {
             return UserMessage.from("Question " + i + ": could you compare the two options we discussed, "
                     + "keeping the budget of 40k and the March deadline in mind? Also list open risks.");

@@ -60,7 +60,7 @@ public final class ReplayBenchmark {
                     ExtractiveSummarizer.builder().maxSummaryTokens(SUMMARY_CAP).build(), accounting)));
             if (strategy == Strategy.WINDOW) {
                 results.add(replay("window (" + maxTokens + " tokens)", conversation, (store, accounting) ->
-                        WindowChatMemory.builder().id(Replay.SESSION).store(store).maxTokens(maxTokens).build()));
+                        WindowChatMemory.builder().id(Replay.SESSION).chatMemoryStore(store).maxTokens(maxTokens).build()));
             }
         }
         return results;

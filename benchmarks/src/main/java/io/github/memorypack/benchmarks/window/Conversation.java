@@ -55,7 +55,7 @@ final class Conversation {
 
     private static final String[] CODE = {
             "```java\nChatMemory memory = WindowChatMemory.builder()\n        .id(sessionId)\n"
-                    + "        .store(store)\n        .maxMessages(20)\n        .build();\n```",
+                    + "        .chatMemoryStore(store)\n        .maxMessages(20)\n        .build();\n```",
             "```sql\nSELECT id, total FROM orders WHERE customer_id = ? ORDER BY created_at DESC LIMIT 10;\n```",
             "```bash\nmvn -B -q verify && java -jar target/app.jar --port 8080\n```",
             "```json\n{\"session\": \"a1b2\", \"maxTokens\": 2000, \"model\": \"gpt-4o-mini\"}\n```",

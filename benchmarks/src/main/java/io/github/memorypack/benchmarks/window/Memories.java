@@ -41,13 +41,13 @@ final class Memories {
     static ChatMemory ourMessageWindow(Conversation conversation, int history, int maxMessages) {
         InMemorySessionStore store = InMemorySessionStore.create();
         conversation.prefill(store, SESSION, history, false); // maxMessages alone counts no tokens
-        return WindowChatMemory.builder().id(SESSION).store(store).maxMessages(maxMessages).build();
+        return WindowChatMemory.builder().id(SESSION).chatMemoryStore(store).maxMessages(maxMessages).build();
     }
 
     static ChatMemory ourTokenWindow(Conversation conversation, int history, int maxTokens) {
         InMemorySessionStore store = InMemorySessionStore.create();
         conversation.prefill(store, SESSION, history, true);
-        return WindowChatMemory.builder().id(SESSION).store(store)
+        return WindowChatMemory.builder().id(SESSION).chatMemoryStore(store)
                 .maxTokens(maxTokens).tokenizer(Tokenizers.o200k()).build();
     }
 

@@ -52,7 +52,7 @@ class HarnessTest {
     void should_show_what_added_messages_show_when_the_log_is_prefilled() {
         // given
         int history = 300;
-        ChatMemory added = WindowChatMemory.builder().id(Memories.SESSION).store(InMemorySessionStore.create())
+        ChatMemory added = WindowChatMemory.builder().id(Memories.SESSION).chatMemoryStore(InMemorySessionStore.create())
                 .maxTokens(2_000).tokenizer(O200K).build();
         for (ChatMessage message : CONVERSATION.messages(0, history)) {
             added.add(message);

@@ -32,7 +32,7 @@ public final class MemoryId {
     /**
      * @throws IllegalArgumentException if a part is null, empty or has a character outside
      *                                  {@code [A-Za-z0-9_-]}
-     * @throws io.github.memorypack.core.InvalidSessionIdException if the key would be too long
+     * @throws IllegalArgumentException if the key would be too long
      */
     public static MemoryId of(String tenant, String user, String agent, String session) {
         return new MemoryId(tenant, user, agent, session);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.InvalidSessionIdException;
+
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionIds;
 import java.util.List;
@@ -29,7 +29,7 @@ class MemoryIdTest {
         assertThatThrownBy(() -> MemoryId.of("a", "../x", "d", "e")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> MemoryId.parse("a.b.c")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> MemoryId.of("a".repeat(60), "b".repeat(60), "c", "d".repeat(10)))
-                .isInstanceOf(InvalidSessionIdException.class);
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

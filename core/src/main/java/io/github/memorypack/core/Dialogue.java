@@ -1,0 +1,412 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The conversation that a contiguous run of log entries (ending with the newest) holds, as every
+ * view and every fold sees it. Written once, here:
+ *
+ * <ul>
+ *   <li>Everything up to the latest {@link Records#CLEAR clear record} is gone from the
+ *       conversation (it stays in the log). The state's system message and summary count only when
+ *       the state was written after that record; a system-message record newer than the state's
+ *       wins (a crash between the append and the state update changes nothing).</li>
+ *   <li>Entries a {@link Records#SET set record} names, and entries of every attempt of a request but
+ *       the latest (the current thread's own attempt, when it is in that request's scope), are not
+ *       part of the conversation.</li>
+ *   <li>Entries the summary covers are not part of it either; records and system-message entries
+ *       never are.</li>
+ *   <li>A turn is a user message and what belongs to it: entries tagged with its turn id, and
+ *       untagged entries up to the next user message. Tool results join the AI message that asked
+ *       for them, matched by request id (by tool name without one), wherever they are in the log.
+ *       Messages before the first user message are the prelude (a greeting).</li>
+ *   <li>A turn is closed once its last message is an AI message without tool calls; an open turn
+ *       whose newest entry is older than the open-turn timeout is abandoned and treated as closed.
+ *       A tool call without a result is in flight while it is the last message of an open turn (not
+ *       shown yet), otherwise interrupted (repaired with a synthetic result).</li>
+ * </ul>
+ */
+final class Dialogue {
+
+    /** Text of the synthetic result that repairs an interrupted tool call. */
+    static final String INTERRUPTED_TOOL_RESULT = "no result: the tool call was interrupted";
+
+    /** What a dialogue needs to know about the moment and the thread it is computed for. */
+    static final class Context {
+        final Instant now;
+        final Duration openTurnTimeout;
+        final String requestId;
+        final String attemptId;
+
+        Context(Instant now, Duration openTurnTimeout, RequestScope scope) {
+            this.now = now;
+            this.openTurnTimeout = openTurnTimeout;
+            this.requestId = scope == null ? null : scope.requestId();
+            this.attemptId = scope == null ? null : scope.attemptId();
+        }
+    }
+
+    final SystemMessage system;
+    final Summary summary;
+    final long clearedAt;
+    /** The messages before the first user message (a greeting), as a turn without a user message; or null. */
+    Turn prelude;
+    final List<Turn> turns = new ArrayList<>();
+    /**
+     * True if the entries given start at the beginning of the conversation: index 0, right after the
+     * latest clear, or where the summary ends. Only then is the prelude a greeting (after a retention
+     * trim the oldest retained entries are not).
+     */
+    final boolean reachesStart;
+    /** True if nothing older than the entries given is retained (no reason to read further back). */
+    final boolean fromStart;
+    /** True if an entry is tagged with a turn whose user message is not among the entries. */
+    boolean orphans;
+    /** True if the oldest entry given is younger than the open-turn timeout: an open turn may start before it. */
+    boolean withinHorizon;
+    /** The newest entry given, or null. */
+    final Entry last;
+
+    private Dialogue(SystemMessage system, Summary summary, long clearedAt, boolean reachesStart, boolean fromStart,
+                     Entry last) {
+        this.system = system;
+        this.summary = summary;
+        this.clearedAt = clearedAt;
+        this.reachesStart = reachesStart;
+        this.fromStart = fromStart || reachesStart;
+        this.last = last;
+    }
+
+    /**
+     * @param fromStart true if {@code entries} begin with the oldest retained entry of the log
+     */
+    static Dialogue of(SessionState state, List<Entry> entries, boolean fromStart, Context context) {
+        // 1. the latest clear, and what the state says as of when it was written
+        long stateClearedAt = Records.longAttribute(state, Records.CLEARED_AT, -1);
+        long clearedAt = stateClearedAt;
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            Entry entry = entries.get(i);
+            if (entry.index() <= clearedAt) {
+                break;
+            }
+            if (Records.CLEAR.equals(Records.kind(entry.message()))) {
+                clearedAt = entry.index();
+                break;
+            }
+        }
+        boolean stale = clearedAt > stateClearedAt;
+        SystemMessage system = stale ? null : state.systemMessage().orElse(null);
+        long systemIndex = stale ? clearedAt : Math.max(clearedAt, Records.longAttribute(state, Records.SYSTEM_INDEX, -1));
+        long clearIndex = clearedAt;
+        Summary summary = stale ? null : state.summary().filter(s -> s.coveredUntil() > clearIndex).orElse(null);
+        long covered = summary == null ? 0 : summary.coveredUntil();
+
+        // 2. what is superseded: set records, and every attempt of a request but the latest
+        List<long[]> superseded = null;
+        Map<String, Map<String, Long>> attemptStarts = null;
+        for (Entry entry : entries) {
+            if (entry.index() <= clearedAt) {
+                continue;
+            }
+            ChatMessage message = entry.message();
+            if (message instanceof SystemMessage && entry.index() > systemIndex) {
+                system = (SystemMessage) message; // a record newer than the state: it wins
+                systemIndex = entry.index();
+            } else if (Records.SET.equals(Records.kind(message))) {
+                if (superseded == null) {
+                    superseded = new ArrayList<>();
+                }
+                superseded.addAll(Records.superseded(message));
+            }
+            String request = Records.request(entry);
+            if (request != null) {
+                if (attemptStarts == null) {
+                    attemptStarts = new HashMap<>();
+                }
+                attemptStarts.computeIfAbsent(request, r -> new HashMap<>())
+                        .putIfAbsent(String.valueOf(Records.attempt(entry)), entry.index());
+            }
+        }
+        // the latest attempt of a request is the one that started last; the caller's own, in its scope
+        Map<String, String> latestAttempt = null;
+        if (attemptStarts != null) {
+            latestAttempt = new HashMap<>();
+            for (Map.Entry<String, Map<String, Long>> request : attemptStarts.entrySet()) {
+                String latest = null;
+                long start = -1;
+                for (Map.Entry<String, Long> attempt : request.getValue().entrySet()) {
+                    if (attempt.getValue() > start) {
+                        start = attempt.getValue();
+                        latest = attempt.getKey();
+                    }
+                }
+                latestAttempt.put(request.getKey(), latest);
+            }
+        }
+        if (context.requestId != null) {
+            if (latestAttempt == null) {
+                latestAttempt = new HashMap<>();
+            }
+            latestAttempt.put(context.requestId, context.attemptId);
+        }
+
+        Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
+        boolean reachesStart = !entries.isEmpty() && entries.get(0).index() <= Math.max(clearedAt + 1, covered);
+        Dialogue dialogue = new Dialogue(system, summary, clearedAt, reachesStart, fromStart, last);
+
+        // 3. turns
+        Map<String, Turn> byId = null;
+        Map<String, ArrayDeque<Unit>> waiting = null;
+        Turn current = null;
+        for (Entry entry : entries) {
+            long index = entry.index();
+            ChatMessage message = entry.message();
+            if (index <= clearedAt || index < covered || message instanceof SystemMessage
+                    || Records.kind(message) != null || isSuperseded(index, superseded)) {
+                continue;
+            }
+            String request = Records.request(entry);
+            if (request != null && latestAttempt != null
+                    && !latestAttempt.get(request).equals(String.valueOf(Records.attempt(entry)))) {
+                continue;
+            }
+            String turnId = Records.turn(entry);
+            if (message instanceof UserMessage) {
+                current = new Turn(entry, turnId, entry);
+                dialogue.turns.add(current);
+                if (turnId != null) {
+                    if (byId == null) {
+                        byId = new HashMap<>();
+                    }
+                    byId.put(turnId, current);
+                }
+                continue;
+            }
+            Turn target = current;
+            if (turnId != null) {
+                Turn tagged = byId == null ? null : byId.get(turnId);
+                if (tagged != null) {
+                    target = tagged;
+                } else {
+                    dialogue.orphans = true;
+                }
+            }
+            if (message instanceof ToolExecutionResultMessage) {
+                ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
+                ArrayDeque<Unit> queue = waiting == null ? null : waiting.get(key(result.id(), result.toolName()));
+                Unit unit = queue == null ? null : queue.pollFirst();
+                if (unit != null) {
+                    unit.answer(key(result.id(), result.toolName()), entry);
+                    if (unit.turn != null) {
+                        unit.turn.touch(entry);
+                    }
+                }
+                continue; // a result matching no call is an orphan: not part of the conversation
+            }
+            Object slot = entry;
+            if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
+                Unit unit = new Unit(entry);
+                for (ToolExecutionRequest request1 : ((AiMessage) message).toolExecutionRequests()) {
+                    String key = key(request1.id(), request1.name());
+                    unit.pending.add(new Pending(key, request1));
+                    if (waiting == null) {
+                        waiting = new HashMap<>();
+                    }
+                    waiting.computeIfAbsent(key, k -> new ArrayDeque<>()).add(unit);
+                }
+                slot = unit;
+            }
+            if (target == null) {
+                if (dialogue.prelude == null) {
+                    dialogue.prelude = new Turn(null, null, entry);
+                }
+                target = dialogue.prelude;
+            }
+            if (slot instanceof Unit) {
+                ((Unit) slot).turn = target;
+            }
+            target.add(slot, entry);
+        }
+        Instant abandonBefore = context.now.minus(context.openTurnTimeout);
+        if (!dialogue.fromStart && !entries.isEmpty() && entries.get(0).timestamp().isAfter(abandonBefore)) {
+            dialogue.withinHorizon = true;
+        }
+        for (Turn turn : dialogue.turns) {
+            turn.settle(abandonBefore);
+        }
+        if (dialogue.prelude != null) {
+            dialogue.prelude.settle(abandonBefore);
+            dialogue.prelude.closed = true; // nothing waits for an answer before the first question
+        }
+        return dialogue;
+    }
+
+    private static boolean isSuperseded(long index, List<long[]> superseded) {
+        if (superseded == null) {
+            return false;
+        }
+        for (long[] range : superseded) {
+            if (index >= range[0] && index <= range[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String key(String id, String toolName) {
+        return id != null ? "id:" + id : "name:" + toolName;
+    }
+
+    /**
+     * Where a fold may end after the first {@code k} turns: the log index from which nothing belongs
+     * to those turns, or -1 when a later turn has entries before that point (the cut would split it).
+     */
+    long cutAfter(int k) {
+        if (k == 0) {
+            return -1;
+        }
+        long end = -1;
+        for (int t = 0; t < k; t++) {
+            end = Math.max(end, turns.get(t).lastIndex);
+        }
+        if (prelude != null) {
+            end = Math.max(end, prelude.lastIndex);
+        }
+        if (k < turns.size()) {
+            long next = turns.get(k).firstIndex;
+            return next > end ? next : -1;
+        }
+        return last == null ? end + 1 : last.index() + 1;
+    }
+
+    /** A user message and the messages that belong to it (the prelude has no user message). */
+    static final class Turn {
+        final Entry user;
+        final String id;
+        final List<Object> slots = new ArrayList<>(4); // Entry or Unit, in log order
+        final long firstIndex;
+        long lastIndex;
+        Instant lastTime;
+        boolean closed;
+        boolean abandoned;
+        long tokens = -1;
+
+        Turn(Entry user, String id, Entry first) {
+            this.user = user;
+            this.id = id;
+            this.firstIndex = first.index();
+            this.lastIndex = first.index();
+            this.lastTime = first.timestamp();
+        }
+
+        void add(Object slot, Entry entry) {
+            slots.add(slot);
+            touch(entry);
+        }
+
+        void touch(Entry entry) {
+            lastIndex = Math.max(lastIndex, entry.index());
+            if (entry.timestamp().isAfter(lastTime)) {
+                lastTime = entry.timestamp();
+            }
+        }
+
+        void settle(Instant abandonBefore) {
+            Object lastSlot = slots.isEmpty() ? null : slots.get(slots.size() - 1);
+            closed = lastSlot instanceof Entry && ((Entry) lastSlot).message() instanceof AiMessage
+                    && !((AiMessage) ((Entry) lastSlot).message()).hasToolExecutionRequests();
+            abandoned = !closed && lastTime.isBefore(abandonBefore);
+        }
+
+        /** Closed or abandoned: a view may cut it, a fold may take it, cost rules apply to it. */
+        boolean done() {
+            return closed || abandoned;
+        }
+
+        /** The last slot when it is a tool call still waiting for results (not shown yet), else null. */
+        Unit inFlight() {
+            if (done() || slots.isEmpty()) {
+                return null;
+            }
+            Object lastSlot = slots.get(slots.size() - 1);
+            return lastSlot instanceof Unit && !((Unit) lastSlot).pending.isEmpty() ? (Unit) lastSlot : null;
+        }
+
+        /** The entries of this turn in log order (results after their call), user message first. */
+        List<Entry> entries() {
+            List<Entry> out = new ArrayList<>(slots.size() + 1);
+            if (user != null) {
+                out.add(user);
+            }
+            for (Object slot : slots) {
+                if (slot instanceof Entry) {
+                    out.add((Entry) slot);
+                } else {
+                    out.add(((Unit) slot).head);
+                    out.addAll(((Unit) slot).results);
+                }
+            }
+            return out;
+        }
+
+        /** The sum of the stored token counts of the turn's entries ({@code counter} for those without one). */
+        long storedTokens(java.util.function.ToIntFunction<Entry> counter) {
+            if (tokens < 0) {
+                long sum = 0;
+                for (Entry entry : entries()) {
+                    sum += counter.applyAsInt(entry);
+                }
+                tokens = sum;
+            }
+            return tokens;
+        }
+    }
+
+    static final class Pending {
+        final String key;
+        final ToolExecutionRequest request;
+
+        Pending(String key, ToolExecutionRequest request) {
+            this.key = key;
+            this.request = request;
+        }
+    }
+
+    /** An AI message with tool requests and the results matched to it, in log order. */
+    static final class Unit {
+        final Entry head;
+        final List<Entry> results = new ArrayList<>(1);
+        final List<Pending> pending = new ArrayList<>(1);
+        Turn turn;
+
+        Unit(Entry head) {
+            this.head = head;
+        }
+
+        void answer(String key, Entry result) {
+            results.add(result);
+            for (int i = 0; i < pending.size(); i++) {
+                if (pending.get(i).key.equals(key)) {
+                    pending.remove(i);
+                    return;
+                }
+            }
+        }
+
+        int size() {
+            return 1 + results.size() + pending.size();
+        }
+    }
+}

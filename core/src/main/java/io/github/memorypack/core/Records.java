@@ -1,0 +1,142 @@
+package io.github.memorypack.core;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.CustomMessage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * What the memories write into a log besides the conversation itself, so that a log alone says
+ * what every view shows:
+ *
+ * <ul>
+ *   <li>entry metadata {@link #TURN} (the turn an entry belongs to, so interleaved requests keep
+ *       their turns apart), {@link #REQUEST} and {@link #ATTEMPT} (a {@link RequestScope} request
+ *       and the attempt that stored the entry: the latest attempt of a request wins);</li>
+ *   <li>record entries, LangChain4j {@link CustomMessage}s with the attribute {@link #RECORD}, which
+ *       views read but never show: {@link #CLEAR} (the conversation starts over after it) and
+ *       {@link #SET} (the entries it names were replaced by {@code set()} and are no longer shown).</li>
+ * </ul>
+ *
+ * <p>State attributes {@link #CLEARED_AT} and {@link #SYSTEM_INDEX} say which log record the state's
+ * fields reflect, so a crash between an append and the state update that follows it never leaves a
+ * view with the wrong system message or summary: a newer record in the log wins.
+ */
+final class Records {
+
+    static final String TURN = "turn";
+    static final String REQUEST = "request";
+    static final String ATTEMPT = "attempt";
+
+    static final String RECORD = "memory-pack-record";
+    static final String CLEAR = "clear";
+    static final String SET = "set";
+    static final String SUPERSEDES = "supersedes";
+
+    static final String CLEARED_AT = "memory-pack.cleared-at";
+    static final String SYSTEM_INDEX = "memory-pack.system-index";
+
+    private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+
+    private Records() {
+    }
+
+    /** A record after which the conversation starts over. */
+    static CustomMessage clear() {
+        return CustomMessage.from(Map.of(RECORD, CLEAR));
+    }
+
+    /** A record saying that the entries with these indices were replaced and are no longer shown. */
+    static CustomMessage set(Collection<Long> superseded) {
+        Map<String, Object> attributes = new HashMap<>();
+        attributes.put(RECORD, SET);
+        attributes.put(SUPERSEDES, ranges(superseded));
+        return CustomMessage.from(attributes);
+    }
+
+    /** The record kind ({@link #CLEAR}, {@link #SET}) of a message, or null when it is not one of ours. */
+    static String kind(ChatMessage message) {
+        if (!(message instanceof CustomMessage)) {
+            return null;
+        }
+        Object kind = ((CustomMessage) message).attributes().get(RECORD);
+        return kind instanceof String ? (String) kind : null;
+    }
+
+    /** The indices a {@link #SET} record supersedes. */
+    static List<long[]> superseded(ChatMessage record) {
+        Object value = ((CustomMessage) record).attributes().get(SUPERSEDES);
+        List<long[]> ranges = new ArrayList<>();
+        if (!(value instanceof String) || ((String) value).isEmpty()) {
+            return ranges;
+        }
+        for (String part : ((String) value).split(",")) {
+            int dash = part.indexOf('-');
+            long from = Long.parseLong(dash < 0 ? part : part.substring(0, dash));
+            long to = dash < 0 ? from : Long.parseLong(part.substring(dash + 1));
+            ranges.add(new long[] {from, to});
+        }
+        return ranges;
+    }
+
+    /** Indices as sorted, comma-separated ranges: {@code 3-7,9,12-13}. */
+    static String ranges(Collection<Long> indices) {
+        long[] sorted = indices.stream().mapToLong(Long::longValue).sorted().distinct().toArray();
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < sorted.length; ) {
+            int j = i;
+            while (j + 1 < sorted.length && sorted[j + 1] == sorted[j] + 1) {
+                j++;
+            }
+            if (out.length() > 0) {
+                out.append(',');
+            }
+            out.append(sorted[i]);
+            if (j > i) {
+                out.append('-').append(sorted[j]);
+            }
+            i = j + 1;
+        }
+        return out.toString();
+    }
+
+    static String turn(Entry entry) {
+        return entry.metadata().get(TURN);
+    }
+
+    static String request(Entry entry) {
+        return entry.metadata().get(REQUEST);
+    }
+
+    static String attempt(Entry entry) {
+        return entry.metadata().get(ATTEMPT);
+    }
+
+    /** A short random id for a turn or an attempt (10 base-36 characters, about 51 bits). */
+    static String newId() {
+        long bits = ThreadLocalRandom.current().nextLong() >>> 13;
+        char[] out = new char[10];
+        for (int i = out.length - 1; i >= 0; i--) {
+            out[i] = ALPHABET[(int) (bits % 36)];
+            bits /= 36;
+        }
+        return new String(out);
+    }
+
+    /** A long state attribute, or {@code fallback}. */
+    static long longAttribute(SessionState state, String name, long fallback) {
+        String value = state.attributes().get(name);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+}

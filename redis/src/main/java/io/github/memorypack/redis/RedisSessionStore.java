@@ -282,7 +282,17 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     }
                 }
             }
-            return List.copyOf(ids);
+            if (!(j instanceof JedisCluster)) {
+                return List.copyOf(ids);
+            }
+            // a replica may still hold a session its primary just deleted: the primary decides
+            List<String> live = new ArrayList<>(ids.size());
+            for (String id : ids) {
+                if (j.exists(keys.key(id, RedisKeys.META))) {
+                    live.add(id);
+                }
+            }
+            return List.copyOf(live);
         });
     }
 

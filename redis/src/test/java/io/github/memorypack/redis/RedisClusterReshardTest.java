@@ -18,7 +18,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * Slots move between primaries ({@code CLUSTER SETSLOT … IMPORTING/MIGRATING}, {@code MIGRATE} key by
- * key, {@code SETSLOT … NODE}) while writers append and readers read and compare-and-set. While a
+ * key, {@code SETSLOT … NODE}) while writers append (with and without {@code WAIT}) and readers read
+ * and compare-and-set, on a cluster of 3 primaries with a replica each. While a
  * session's slot migrates, every script naming its keys gets {@code TRYAGAIN} (some of its keys are
  * on each side); the store retries those within its budget. Real cluster, real migration.
  */
@@ -31,16 +32,20 @@ class RedisClusterReshardTest {
     @Test
     void should_answer_every_call_and_keep_every_append_once_when_slots_migrate_during_appends_and_reads()
             throws Exception {
-        try (TestCluster cluster = TestCluster.start(3, 0, Duration.ofSeconds(5))) {
-            // given
+        try (TestCluster cluster = TestCluster.start(3, 1, Duration.ofSeconds(5))) {
+            // given: writers through Jedis' cluster routing, and writers through the store's own routing (with
+            // WAIT, a write and its WAIT go to the slot's primary on one connection, following MOVED and ASK)
             String prefix = TestRedis.freshPrefix();
             RedisProcess home = cluster.nodes().get(0);
-            List<String> sessions = cluster.sessionsOn(home, 3);
+            List<String> sessions = cluster.sessionsOn(home, 4);
             try (RedisSessionStore store = RedisSessionStore.builder().clusterNodes(cluster.seeds()).keyPrefix(prefix)
                          .retryDuration(Duration.ofSeconds(30)).build();
+                 RedisSessionStore waiting = RedisSessionStore.builder().clusterNodes(cluster.seeds()).keyPrefix(prefix)
+                         .retryDuration(Duration.ofSeconds(30)).waitForReplicas(1, Duration.ofSeconds(1)).build();
                  RedisSessionStore noRetries = RedisSessionStore.builder().clusterNodes(cluster.seeds())
                          .keyPrefix(prefix).retryAttempts(1).build()) {
-                AppendLoad load = new AppendLoad(store, sessions, 3).start();
+                AppendLoad load = new AppendLoad(store, sessions.subList(0, 2), 2).start();
+                AppendLoad loadWaiting = new AppendLoad(waiting, sessions.subList(2, 4), 2).start();
                 Readers readers = new Readers(store, noRetries, sessions).start();
                 int migrations = 0;
                 try {
@@ -61,20 +66,25 @@ class RedisClusterReshardTest {
                     }
                 } finally {
                     load.close();
+                    loadWaiting.close();
                     readers.close();
                 }
 
                 // then: nobody saw an error, though calls without retries did (the migrations really
                 // got in the way), and the log and the state are exact
-                System.out.printf("[reshard] %d slot migrations: %d appends, %d reads, %d compare-and-sets answered,"
-                                + " %d store retries; %d failures of calls without retries%n", migrations,
-                        load.acknowledged(), readers.reads.get(), readers.increments.get(), store.retries(),
+                System.out.printf("[reshard] %d slot migrations: %d + %d (with WAIT) appends, %d reads, %d"
+                                + " compare-and-sets answered, %d + %d store retries; %d failures of calls without"
+                                + " retries%n", migrations, load.acknowledged(), loadWaiting.acknowledged(),
+                        readers.reads.get(), readers.increments.get(), store.retries(), waiting.retries(),
                         readers.unretriedFailures.get());
                 assertThat(load.errors()).isEmpty();
+                assertThat(loadWaiting.errors()).isEmpty();
                 assertThat(readers.errors).isEmpty();
                 assertThat(readers.unretriedFailures.get()).isPositive();
                 assertThat(store.retries()).isPositive();
                 load.assertEveryAcknowledgedAppendStoredOnceInOrder(store);
+                loadWaiting.assertEveryAcknowledgedAppendStoredOnceInOrder(store);
+                assertThat(waiting.retries()).isPositive();
                 int counted = 0;
                 for (String session : sessions) {
                     counted += Integer.parseInt(store.state(session).attributes().getOrDefault("counter", "0"));

@@ -147,7 +147,11 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 b.replicaTimeout == null ? 0 : b.replicaTimeout.toMillis());
     }
 
-    /** A builder with every option at its default. */
+    /**
+     * A builder with every option at its default.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -311,12 +315,20 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         }
     }
 
-    /** The key prefix this store writes under. */
+    /**
+     * The key prefix this store writes under.
+     *
+     * @return the prefix, possibly empty
+     */
     public String keyPrefix() {
         return keys.prefix();
     }
 
-    /** The TTL of a session after its last write, if one is set. */
+    /**
+     * The TTL of a session after its last write, if one is set.
+     *
+     * @return the TTL, or empty for none
+     */
     public Optional<Duration> ttl() {
         return Optional.ofNullable(ttl);
     }
@@ -411,55 +423,100 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         private Builder() {
         }
 
-        /** An existing client ({@link JedisPooled} or {@link JedisCluster}); the store will not close it. */
+        /**
+         * An existing client ({@link JedisPooled} or {@link JedisCluster}); the store will not close it.
+         *
+         * @param client the client to use
+         * @return this builder
+         */
         public Builder client(UnifiedJedis client) {
             this.client = client;
             return this;
         }
 
-        /** Host of a standalone server; default {@value #DEFAULT_HOST}. */
+        /**
+         * Host of a standalone server; default {@value #DEFAULT_HOST}.
+         *
+         * @param host the host name or address
+         * @return this builder
+         */
         public Builder host(String host) {
             this.host = host;
             return this;
         }
 
-        /** Port of a standalone server; default {@value #DEFAULT_PORT}. */
+        /**
+         * Port of a standalone server; default {@value #DEFAULT_PORT}.
+         *
+         * @param port the TCP port
+         * @return this builder
+         */
         public Builder port(int port) {
             this.port = port;
             return this;
         }
 
-        /** {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…} for TLS. */
+        /**
+         * {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…} for TLS.
+         *
+         * @param uri the server URI
+         * @return this builder
+         */
         public Builder uri(URI uri) {
             this.uri = uri;
             return this;
         }
 
-        /** Same as {@link #uri(URI)}. */
+        /**
+         * Same as {@link #uri(URI)}.
+         *
+         * @param uri the server URI
+         * @return this builder
+         */
         public Builder uri(String uri) {
             this.uri = uri == null ? null : URI.create(uri);
             return this;
         }
 
-        /** Seed nodes of a Redis Cluster; the store then talks to the cluster through a {@link JedisCluster}. */
+        /**
+         * Seed nodes of a Redis Cluster; the store then talks to the cluster through a {@link JedisCluster}.
+         *
+         * @param nodes one or more nodes of the cluster; the others are discovered
+         * @return this builder
+         */
         public Builder clusterNodes(Collection<HostAndPort> nodes) {
             this.clusterNodes = nodes == null ? null : Set.copyOf(nodes);
             return this;
         }
 
-        /** ACL user name (Redis 6+); without it, {@link #password} authenticates the default user. */
+        /**
+         * ACL user name (Redis 6+); without it, {@link #password} authenticates the default user.
+         *
+         * @param user the ACL user name
+         * @return this builder
+         */
         public Builder user(String user) {
             this.user = user;
             return this;
         }
 
-        /** Password of the {@link #user}, or of the default user. */
+        /**
+         * Password of the {@link #user}, or of the default user.
+         *
+         * @param password the password
+         * @return this builder
+         */
         public Builder password(String password) {
             this.password = password;
             return this;
         }
 
-        /** Time to establish a connection; default {@link #DEFAULT_CONNECT_TIMEOUT}. */
+        /**
+         * Time to establish a connection; default {@link #DEFAULT_CONNECT_TIMEOUT}.
+         *
+         * @param connectTimeout the connect timeout
+         * @return this builder
+         */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = connectTimeout;
             return this;
@@ -468,31 +525,54 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         /**
          * Time to wait for a reply; default {@link #DEFAULT_SOCKET_TIMEOUT}. When it passes, the
          * call is retried (a write is then applied at most once, see {@link RedisSessionStore}).
+         *
+         * @param socketTimeout the reply timeout
+         * @return this builder
          */
         public Builder socketTimeout(Duration socketTimeout) {
             this.socketTimeout = socketTimeout;
             return this;
         }
 
-        /** Use TLS (also implied by a {@code rediss://} URI). */
+        /**
+         * Use TLS (also implied by a {@code rediss://} URI).
+         *
+         * @param ssl whether to use TLS
+         * @return this builder
+         */
         public Builder ssl(boolean ssl) {
             this.ssl = ssl;
             return this;
         }
 
-        /** TLS socket factory passed through to Jedis (for example one with your trust store). */
+        /**
+         * TLS socket factory passed through to Jedis (for example one with your trust store).
+         *
+         * @param sslSocketFactory the socket factory
+         * @return this builder
+         */
         public Builder sslSocketFactory(SSLSocketFactory sslSocketFactory) {
             this.sslSocketFactory = sslSocketFactory;
             return this;
         }
 
-        /** TLS parameters passed through to Jedis. */
+        /**
+         * TLS parameters passed through to Jedis.
+         *
+         * @param sslParameters the TLS parameters
+         * @return this builder
+         */
         public Builder sslParameters(SSLParameters sslParameters) {
             this.sslParameters = sslParameters;
             return this;
         }
 
-        /** TLS host name verifier passed through to Jedis. */
+        /**
+         * TLS host name verifier passed through to Jedis.
+         *
+         * @param hostnameVerifier the verifier
+         * @return this builder
+         */
         public Builder hostnameVerifier(HostnameVerifier hostnameVerifier) {
             this.hostnameVerifier = hostnameVerifier;
             return this;
@@ -504,6 +584,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * redirection or retries a connection failure, and each of the store's attempts may use them
          * all. Only with {@link #clusterNodes}.
          *
+         * @param maxAttempts attempts per command, at least 1
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder jedisClusterMaxAttempts(int maxAttempts) {
@@ -519,6 +601,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * {@code maxTotalRetriesDuration}; default: socket timeout × Jedis' attempts). Only with
          * {@link #clusterNodes}.
          *
+         * @param duration the time limit
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder jedisClusterMaxTotalRetriesDuration(Duration duration) {
@@ -534,19 +618,32 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * Text put before every key; default {@value #DEFAULT_KEY_PREFIX}. Any text is allowed: glob
          * characters are escaped when scanning. A prefix containing a {@code {…}} hash tag puts every
          * session on one cluster slot.
+         *
+         * @param keyPrefix the prefix, possibly empty
+         * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
             return this;
         }
 
-        /** Expire a session this long after its last write (at least one millisecond); none by default. */
+        /**
+         * Expire a session this long after its last write (at least one millisecond); none by default.
+         *
+         * @param ttl the time to live, or {@code null} for none
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             this.ttl = ttl;
             return this;
         }
 
-        /** Source of entry timestamps; default the system UTC clock. Retry timing uses real time. */
+        /**
+         * Source of entry timestamps; default the system UTC clock. Retry timing uses real time.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
@@ -557,6 +654,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * {@value #DEFAULT_RETRY_ATTEMPTS}. Pauses between attempts start at about 10 ms and double
          * up to 1 s, each jittered between half and all of its step.
          *
+         * @param attempts attempts per call, at least 1
+         * @return this builder
          * @throws IllegalArgumentException if below 1
          */
         public Builder retryAttempts(int attempts) {
@@ -573,6 +672,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * (socket timeout, plus Jedis' own cluster attempts). To ride out a cluster failover, set it
          * above the cluster's {@code cluster-node-timeout} plus a few seconds.
          *
+         * @param duration the time limit
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder retryDuration(Duration duration) {
@@ -592,6 +693,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * it always is). Costs about one replication round trip per write. {@code 0} (the default)
          * waits for none. Needs a {@link JedisPooled} or {@link JedisCluster} client.
          *
+         * @param replicas replicas that must acknowledge, 0 for none
+         * @param timeout how long {@code WAIT} waits for them
+         * @return this builder
          * @throws IllegalArgumentException if {@code replicas} is negative, or {@code timeout} is not
          *                                  between 1 ms and 1,000,000 ms
          */
@@ -614,6 +718,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * long and at most three times as long; each costs a hash field (about 60 bytes) in its
          * session meanwhile. It must exceed the {@link #retryDuration}.
          *
+         * @param window the window, at least one second
+         * @return this builder
          * @throws IllegalArgumentException if shorter than one second
          */
         public Builder deduplicationWindow(Duration window) {
@@ -624,13 +730,21 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             return this;
         }
 
-        /** Off only to measure what write tokens cost (the benchmark); a store without them can store a resend twice. */
+        /**
+         * Off only to measure what write tokens cost (the benchmark); a store without them can store a resend twice.
+         *
+         * @param on whether write tokens are sent
+         * @return this builder
+         */
         Builder writeTokens(boolean on) {
             this.writeTokens = on;
             return this;
         }
 
         /**
+         * Builds the store; the builder can be used again.
+         *
+         * @return a new store
          * @throws IllegalArgumentException for a bad value (prefix, TTL, timeout, port, URI scheme)
          * @throws IllegalStateException    for conflicting options (a client together with
          *                                  connection options; more than one of host/port, URI and

@@ -22,7 +22,9 @@ public final class RedisUnavailableException extends StoreException {
 
     private static final long serialVersionUID = 1L;
 
+    /** How many times the operation was sent. */
     private final int attempts;
+    /** Time from the first attempt until the store gave up. */
     private final Duration elapsed;
 
     RedisUnavailableException(String message, Throwable cause, int attempts, Duration elapsed) {
@@ -31,12 +33,20 @@ public final class RedisUnavailableException extends StoreException {
         this.elapsed = elapsed;
     }
 
-    /** How many times the operation was sent (1 when it was not retried). */
+    /**
+     * How many times the operation was sent.
+     *
+     * @return the attempts, 1 when it was not retried
+     */
     public int attempts() {
         return attempts;
     }
 
-    /** Time from the first attempt until the store gave up. */
+    /**
+     * Time from the first attempt until the store gave up.
+     *
+     * @return the time spent
+     */
     public Duration elapsed() {
         return elapsed;
     }

@@ -71,26 +71,6 @@ final class RedisProcess implements AutoCloseable {
         throw failure;
     }
 
-    /** A single-node Redis Cluster owning all 16384 slots. */
-    static RedisProcess startCluster() {
-        RedisProcess server = start(true, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port)) {
-            int[] slots = new int[16384];
-            for (int i = 0; i < slots.length; i++) {
-                slots[i] = i;
-            }
-            jedis.clusterAddSlots(slots); // ADDSLOTSRANGE needs Redis 7; the packaged server is 6.2
-            long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
-            while (!jedis.clusterInfo().contains("cluster_state:ok")) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cluster did not become ready: " + jedis.clusterInfo());
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-            }
-        }
-        return server;
-    }
-
     private static File extracted;
 
     /** The server binary, extracted once per JVM (embedded-redis writes a fresh copy on every call). */

@@ -20,7 +20,8 @@ import redis.embedded.core.ExecutableProvider;
 /**
  * A real {@code redis-server} started by the tests on a free loopback port: the binary packaged in
  * {@code com.github.codemonstur:embedded-redis} for this OS/architecture, or else {@code redis-server}
- * from the PATH. Can be killed with SIGKILL and restarted on the same port and data directory.
+ * from the PATH. Can be frozen (SIGSTOP) and resumed, killed with SIGKILL, and restarted on the same
+ * port and data directory.
  */
 final class RedisProcess implements AutoCloseable {
 

@@ -18,6 +18,10 @@ final class RedisKeys {
     static final String LOG = "log";
     static final String BATCHES = "keys";
     static final String STATE = "state";
+    /** Recent write tokens and their outcomes, the current generation (see {@link RedisScripts}). */
+    static final String OPS = "ops";
+    /** The previous generation of write tokens. */
+    static final String OPS_OLD = "ops-old";
 
     private final String prefix;
     private final String metaPattern;
@@ -35,9 +39,15 @@ final class RedisKeys {
         return prefix + '{' + sessionId + "}:" + part;
     }
 
-    /** The keys every script gets, in the order the scripts use: log, meta, idempotency batches, state. */
+    /** The keys a writing script gets, in the order the scripts use: log, meta, batches, state, ops, ops-old. */
     List<String> all(String sessionId) {
-        return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE));
+        return List.of(key(sessionId, LOG), key(sessionId, META), key(sessionId, BATCHES), key(sessionId, STATE),
+                key(sessionId, OPS), key(sessionId, OPS_OLD));
+    }
+
+    /** The keys a reading script gets: log, meta. */
+    List<String> logAndMeta(String sessionId) {
+        return List.of(key(sessionId, LOG), key(sessionId, META));
     }
 
     /** SCAN pattern matching the meta key of every session of this store, and nothing wider. */

@@ -1,12 +1,13 @@
 package io.github.memorypack.redis;
 
+import io.github.memorypack.core.CorruptRecordException;
 import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.EntryCodec;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
-import io.github.memorypack.core.EntryCodec;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -19,7 +20,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
@@ -39,15 +39,18 @@ import redis.clients.jedis.util.JedisURIHelper;
  * {@link JedisCluster}).
  *
  * <h2>Layout</h2>
- * Each session has up to four keys, all with the session id as hash tag so that a cluster keeps
+ * Each session has up to six keys, all with the session id as hash tag so that a cluster keeps
  * them on one slot:
  * <ul>
- *   <li>{@code <prefix>{<id>}:log} — a list with one JSON line per entry (the core entry codec;
- *       messages in LangChain4j's own JSON);</li>
- *   <li>{@code <prefix>{<id>}:state} — a hash with the state {@code version} and its {@code json};</li>
+ *   <li>{@code <prefix>{<id>}:log} — a list with one record per entry: the core entry codec's JSON
+ *       line (messages in LangChain4j's own JSON) with a CRC32C checksum field;</li>
+ *   <li>{@code <prefix>{<id>}:state} — a hash with the state {@code version}, its {@code json} and
+ *       its {@code crc};</li>
  *   <li>{@code <prefix>{<id>}:meta} — a hash with {@code base}, the index of the first retained
  *       entry (indices stay stable when the log is trimmed); it exists as long as the session does;</li>
- *   <li>{@code <prefix>{<id>}:keys} — a hash from idempotency key to the batch it stored.</li>
+ *   <li>{@code <prefix>{<id>}:keys} — a hash from caller idempotency key to the batch it stored;</li>
+ *   <li>{@code <prefix>{<id>}:ops} and {@code <prefix>{<id>}:ops-old} — two hashes with the write
+ *       tokens of the last few minutes (see below); they expire on their own.</li>
  * </ul>
  *
  * <h2>Behaviour</h2>
@@ -55,15 +58,39 @@ import redis.clients.jedis.util.JedisURIHelper;
  *   <li>Append, state compare-and-set, replace, trim and delete are Lua scripts: atomic and one
  *       round trip each; an append sends only the new entries. Reads of a range or of the last n
  *       entries read only those entries.</li>
- *   <li>With a {@linkplain Builder#ttl TTL}, every write sets the TTL of all the session's keys
- *       inside the same script, so a session expires as a whole, that long after its last write.</li>
+ *   <li><b>Every write is applied at most once</b>, however often it is sent. An append under an
+ *       idempotency key is stored once per key (as {@link SessionStore} requires). Every other write
+ *       — an append without a key included — carries a random <em>write token</em> that the store
+ *       generates per call and keeps across every resend of that call (its own retries, and Jedis'
+ *       resends after a socket timeout); the script stores the token with the write, and a resend
+ *       that finds it changes nothing and returns the first outcome. Tokens are not entry data: an
+ *       entry appended without a key still reports no {@link Entry#idempotencyKey()}. They are kept
+ *       at least the {@linkplain Builder#deduplicationWindow deduplication window} and at most three
+ *       times as long.</li>
+ *   <li><b>Retries</b>: a call that fails in a way that passes — connection errors and timeouts,
+ *       {@code TRYAGAIN} while a slot migrates, {@code CLUSTERDOWN} during a failover,
+ *       {@code LOADING}, {@code BUSY}, replicas not acknowledging — is sent again after a jittered,
+ *       exponentially growing pause, within {@link Builder#retryAttempts} and
+ *       {@link Builder#retryDuration}; then {@link RedisUnavailableException}. Every call is safe to
+ *       repeat: reads change nothing, writes are idempotent (above).</li>
+ *   <li><b>Replicas</b>: with {@link Builder#waitForReplicas}, each write that changed something is
+ *       followed by {@code WAIT n timeout} on the same connection, and is acknowledged only once
+ *       {@code n} replicas have it.</li>
+ *   <li><b>Integrity</b>: every entry record and every state carries the CRC32C
+ *       ({@link EntryCodec#checksum}) of its exact bytes, checked on every read together with the
+ *       record's index; a record that fails throws {@link CorruptRecordException} and is never read
+ *       as different content or as a message of another role. Records written before checksums
+ *       existed are still read. Text round-trips exactly (lone surrogates, NUL, every plane).</li>
+ *   <li>With a {@linkplain Builder#ttl TTL}, every write sets the TTL of the session's log, meta,
+ *       keys and state inside the same script, so a session expires as a whole, that long after its
+ *       last write.</li>
  *   <li>{@link #sessions()} uses {@code SCAN} (on every node of a cluster) with the prefix escaped,
  *       so glob characters in the prefix match only themselves.</li>
- *   <li>Any Redis failure (unreachable, timeout, error reply) or unreadable stored data throws
- *       {@link StoreException} with the cause chained; the store works again once Redis is back.
- *       A write that failed before Redis ran it changed nothing. When the connection breaks
- *       <em>after</em> the command was sent, its outcome is unknown to the client: retry an append
- *       with the same idempotency key to make it happen exactly once.</li>
+ *   <li>Any other Redis failure (an error reply such as {@code WRONGTYPE} or {@code NOAUTH}) throws
+ *       {@link StoreException} at once, with the cause chained; a write that failed so changed
+ *       nothing. The store works again once Redis is back.</li>
+ *   <li>When built, the store warns (SLF4J, once per server) if a server says it keeps no
+ *       append-only file.</li>
  * </ul>
  *
  * <p>Entry timestamps come from the store's {@link Clock}. Thread-safe. {@link #close()} closes the
@@ -73,32 +100,58 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     /** Key prefix used when none is set. */
     public static final String DEFAULT_KEY_PREFIX = "memory-pack:";
+    /** Host used when neither a host, a URI, cluster nodes nor a client is set. */
     public static final String DEFAULT_HOST = "localhost";
+    /** Port used when no port is set. */
     public static final int DEFAULT_PORT = 6379;
+    /** Time to establish a connection when none is set. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    /** Time to wait for a reply when none is set. */
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(2);
+    /** Attempts per call (the first included) when none is set. */
+    public static final int DEFAULT_RETRY_ATTEMPTS = 20;
+    /** Time within which a call may be retried when none is set. */
+    public static final Duration DEFAULT_RETRY_DURATION = Duration.ofSeconds(10);
+    /** How long a write token is kept when no deduplication window is set. */
+    public static final Duration DEFAULT_DEDUPLICATION_WINDOW = Duration.ofMinutes(5);
 
     /** Keys asked per SCAN call. */
     static final int SCAN_COUNT = 500;
     /** No log gets near this many entries; larger indices are clamped so Lua's doubles stay exact. */
     private static final long MAX_INDEX = 1L << 50;
-    /** What {@link EntryCodec#encodeEntry} writes first for index 0; the append script writes the real index. */
-    private static final String INDEX_ZERO_HEAD = "{\"index\":0";
+    private static final byte[] VERSION = bytes("version");
+    private static final byte[] JSON = bytes("json");
+    private static final byte[] CRC = bytes("crc");
+    private static final byte[] EMPTY = new byte[0];
 
     private final UnifiedJedis jedis;
     private final boolean ownsClient;
     private final RedisKeys keys;
-    private final long ttlMillis;
+    private final Duration ttl;
+    private final byte[] ttlMillis;
+    private final byte[] windowMillis;
+    private final boolean writeTokens;
     private final Clock clock;
+    private final RedisCalls calls;
 
-    private RedisSessionStore(UnifiedJedis jedis, boolean ownsClient, String keyPrefix, Duration ttl, Clock clock) {
+    private RedisSessionStore(UnifiedJedis jedis, boolean ownsClient, Builder b) {
         this.jedis = jedis;
         this.ownsClient = ownsClient;
-        this.keys = new RedisKeys(keyPrefix);
-        this.ttlMillis = ttl == null ? 0 : ttl.toMillis();
-        this.clock = clock;
+        this.keys = new RedisKeys(b.keyPrefix);
+        this.ttl = b.ttl;
+        this.ttlMillis = bytes(Long.toString(b.ttl == null ? 0 : b.ttl.toMillis()));
+        this.windowMillis = bytes(Long.toString(b.deduplicationWindow.toMillis()));
+        this.writeTokens = b.writeTokens;
+        this.clock = b.clock;
+        this.calls = new RedisCalls(jedis, b.retryAttempts, b.retryDuration, b.replicas,
+                b.replicaTimeout == null ? 0 : b.replicaTimeout.toMillis());
     }
 
+    /**
+     * A builder with every option at its default.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -110,20 +163,25 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = clock.instant();
         List<Entry> drafts = new ArrayList<>(batch.size());
-        List<String> args = new ArrayList<>(batch.size() + 2);
-        args.add(Long.toString(ttlMillis));
-        args.add(idempotencyKey == null ? "" : idempotencyKey);
+        List<byte[]> args = new ArrayList<>(batch.size() + 4);
         for (NewEntry e : batch) {
-            Entry draft = new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey);
-            drafts.add(draft);
-            args.add(body(draft));
+            drafts.add(new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
         }
-        List<?> reply = (List<?>) call("append", sessionId,
-                () -> RedisScripts.APPEND.run(jedis, keys.all(sessionId), args));
-        if (((Number) reply.get(0)).longValue() == 0) {
-            return decodeAll(sessionId, (List<?>) reply.get(1));
+        // the first entry's id is random and unique to this call: it serves as the call's write token
+        String token = idempotencyKey == null && writeTokens && !drafts.isEmpty() ? drafts.get(0).id() : null;
+        args.add(ttlMillis);
+        args.add(windowMillis);
+        args.add(token == null ? EMPTY : bytes(token));
+        args.add(idempotencyKey == null ? EMPTY : bytes(idempotencyKey));
+        for (Entry draft : drafts) {
+            args.add(bytes(RedisRecords.tail(draft)));
         }
+        List<?> reply = (List<?>) calls.write("append", sessionId, RedisScripts.APPEND, writeKeys(sessionId), args,
+                r -> true);
         long first = Long.parseLong(text(reply.get(1)));
+        if (((Number) reply.get(0)).longValue() == 0) { // the caller's key was used before: what it stored then
+            return decodeAll(sessionId, first, (List<?>) reply.get(2));
+        }
         List<Entry> stored = new ArrayList<>(drafts.size());
         for (int i = 0; i < drafts.size(); i++) {
             Entry d = drafts.get(i);
@@ -145,9 +203,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         if (maxCount == 0) {
             return List.of();
         }
-        List<String> args = List.of(Long.toString(Math.min(fromIndex, MAX_INDEX)), Integer.toString(maxCount));
-        Object lines = call("read", sessionId, () -> RedisScripts.READ.run(jedis, keys.all(sessionId), args));
-        return decodeAll(sessionId, (List<?>) lines);
+        return readRecords("read", sessionId, RedisScripts.READ,
+                List.of(bytes(Long.toString(Math.min(fromIndex, MAX_INDEX))), bytes(Integer.toString(maxCount))));
     }
 
     @Override
@@ -157,34 +214,26 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             throw new IllegalArgumentException("count must be >= 0, was " + count);
         }
         if (count == 0) {
-            return List.of(); // LRANGE -0 -1 would be the whole list
+            return List.of();
         }
-        // The lines carry their indices, so one LRANGE from the tail needs no base offset.
-        List<String> lines = call("readLast", sessionId,
-                () -> jedis.lrange(keys.key(sessionId, RedisKeys.LOG), -(long) count, -1));
-        return decodeAll(sessionId, lines);
+        return readRecords("readLast", sessionId, RedisScripts.READ_LAST, List.of(bytes(Integer.toString(count))));
     }
 
     @Override
     public long nextIndex(String sessionId) {
         SessionIds.validate(sessionId);
-        Object next = call("nextIndex", sessionId,
-                () -> RedisScripts.NEXT_INDEX.run(jedis, keys.all(sessionId), List.of()));
+        List<byte[]> readKeys = bytes(keys.logAndMeta(sessionId));
+        Object next = calls.read("nextIndex", sessionId, j -> RedisScripts.NEXT_INDEX.run(j, readKeys, List.of()));
         return Long.parseLong(text(next));
     }
 
     @Override
     public SessionState state(String sessionId) {
         SessionIds.validate(sessionId);
-        String json = call("state", sessionId, () -> jedis.hget(keys.key(sessionId, RedisKeys.STATE), "json"));
-        if (json == null) {
-            return SessionState.EMPTY;
-        }
-        try {
-            return EntryCodec.decodeState(json);
-        } catch (IllegalArgumentException e) {
-            throw new StoreException("unreadable state of session '" + sessionId + "' in Redis", e);
-        }
+        String key = keys.key(sessionId, RedisKeys.STATE);
+        byte[] stateKey = bytes(key);
+        List<byte[]> fields = calls.read("state", sessionId, j -> j.hmget(stateKey, VERSION, JSON, CRC));
+        return RedisRecords.decodeState(fields.get(0), fields.get(1), fields.get(2), "Redis hash " + key);
     }
 
     @Override
@@ -192,11 +241,12 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         SessionIds.validate(sessionId);
         Objects.requireNonNull(newState, "newState");
         SessionState stored = newState.withVersion(expectedVersion + 1);
-        List<String> args = List.of(Long.toString(ttlMillis), Long.toString(expectedVersion),
-                Long.toString(stored.version()), EntryCodec.encodeState(stored));
-        Object done = call("compareAndSetState", sessionId,
-                () -> RedisScripts.COMPARE_AND_SET_STATE.run(jedis, keys.all(sessionId), args));
-        return ((Number) done).longValue() == 1 ? Optional.of(stored) : Optional.empty();
+        String json = EntryCodec.encodeState(stored);
+        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(), bytes(Long.toString(expectedVersion)),
+                bytes(Long.toString(stored.version())), bytes(json), bytes(EntryCodec.checksum(json)));
+        Object done = calls.write("compareAndSetState", sessionId, RedisScripts.COMPARE_AND_SET_STATE,
+                writeKeys(sessionId), args, RedisSessionStore::positive);
+        return positive(done) ? Optional.of(stored) : Optional.empty();
     }
 
     @Override
@@ -204,26 +254,30 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         SessionIds.validate(sessionId);
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = clock.instant();
-        List<String> args = new ArrayList<>(batch.size() + 1);
-        args.add(Long.toString(ttlMillis));
+        List<byte[]> args = new ArrayList<>(batch.size() + 3);
+        args.add(ttlMillis);
+        args.add(windowMillis);
+        args.add(newToken());
         for (NewEntry e : batch) {
-            args.add(body(new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null)));
+            args.add(bytes(RedisRecords.tail(
+                    new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null))));
         }
-        call("replace", sessionId, () -> RedisScripts.REPLACE.run(jedis, keys.all(sessionId), args));
+        calls.write("replace", sessionId, RedisScripts.REPLACE, writeKeys(sessionId), args, r -> true);
     }
 
     @Override
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
-        List<String> args = List.of(Long.toString(ttlMillis), Long.toString(Math.min(beforeIndex, MAX_INDEX)));
-        call("trim", sessionId, () -> RedisScripts.TRIM.run(jedis, keys.all(sessionId), args));
+        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(),
+                bytes(Long.toString(Math.min(beforeIndex, MAX_INDEX))));
+        calls.write("trim", sessionId, RedisScripts.TRIM, writeKeys(sessionId), args, RedisSessionStore::positive);
     }
 
     @Override
     public List<String> sessions() {
-        Set<String> ids = new TreeSet<>(); // a cluster scan visits replicas too: dedupe
-        call("sessions", null, () -> {
-            ScanIteration scan = jedis.scanIteration(SCAN_COUNT, keys.metaPattern());
+        return calls.read("sessions", null, j -> {
+            Set<String> ids = new TreeSet<>(); // a cluster scan visits replicas too: dedupe
+            ScanIteration scan = j.scanIteration(SCAN_COUNT, keys.metaPattern());
             while (!scan.isIterationCompleted()) {
                 for (String key : scan.nextBatchList()) {
                     String id = keys.sessionIdOfMetaKey(key);
@@ -232,15 +286,25 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     }
                 }
             }
-            return null;
+            if (!(j instanceof JedisCluster)) {
+                return List.copyOf(ids);
+            }
+            // a replica may still hold a session its primary just deleted: the primary decides
+            List<String> live = new ArrayList<>(ids.size());
+            for (String id : ids) {
+                if (j.exists(keys.key(id, RedisKeys.META))) {
+                    live.add(id);
+                }
+            }
+            return List.copyOf(live);
         });
-        return List.copyOf(ids);
     }
 
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        call("delete", sessionId, () -> RedisScripts.DELETE.run(jedis, keys.all(sessionId), List.of()));
+        calls.write("delete", sessionId, RedisScripts.DELETE, writeKeys(sessionId),
+                List.of(ttlMillis, windowMillis, newToken()), r -> true);
     }
 
     /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
@@ -251,58 +315,83 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         }
     }
 
-    /** The key prefix this store writes under. */
+    /**
+     * The key prefix this store writes under.
+     *
+     * @return the prefix, possibly empty
+     */
     public String keyPrefix() {
         return keys.prefix();
     }
 
-    /** The TTL of a session after its last write, if one is set. */
+    /**
+     * The TTL of a session after its last write, if one is set.
+     *
+     * @return the TTL, or empty for none
+     */
     public Optional<Duration> ttl() {
-        return ttlMillis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(ttlMillis));
+        return Optional.ofNullable(ttl);
     }
 
-    /** An entry's JSON line without its leading {@code {"index":0}: the script prepends the real index. */
-    private static String body(Entry draft) {
-        String line = EntryCodec.encodeEntry(draft);
-        if (!line.startsWith(INDEX_ZERO_HEAD)) {
-            throw new IllegalStateException("entry codec no longer writes the index first: " + line);
-        }
-        return line.substring(INDEX_ZERO_HEAD.length());
+    /** Calls retried so far, for tests that check a failure really happened and was ridden out. */
+    long retries() {
+        return calls.retries();
     }
 
-    private static List<Entry> decodeAll(String sessionId, List<?> lines) {
-        List<Entry> entries = new ArrayList<>(lines.size());
-        for (Object line : lines) {
-            try {
-                entries.add(EntryCodec.decodeEntry(text(line)));
-            } catch (IllegalArgumentException e) {
-                throw new StoreException("unreadable entry in session '" + sessionId + "' in Redis", e);
-            }
+    private List<Entry> readRecords(String operation, String sessionId, LuaScript script, List<byte[]> args) {
+        List<byte[]> readKeys = bytes(keys.logAndMeta(sessionId));
+        List<?> reply = (List<?>) calls.read(operation, sessionId, j -> script.run(j, readKeys, args));
+        return decodeAll(sessionId, Long.parseLong(text(reply.get(0))), (List<?>) reply.get(1));
+    }
+
+    private List<Entry> decodeAll(String sessionId, long firstIndex, List<?> records) {
+        List<Entry> entries = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            long index = firstIndex + i;
+            entries.add(RedisRecords.decodeEntry((byte[]) records.get(i), index,
+                    "Redis list " + keys.key(sessionId, RedisKeys.LOG) + ", entry " + index));
         }
         return List.copyOf(entries);
+    }
+
+    private List<byte[]> writeKeys(String sessionId) {
+        return bytes(keys.all(sessionId));
+    }
+
+    /** A random token for one write call (the same for all its attempts), or none. */
+    private byte[] newToken() {
+        return writeTokens ? bytes(Entry.newId()) : EMPTY;
+    }
+
+    private static boolean positive(Object reply) {
+        return ((Number) reply).longValue() > 0;
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<byte[]> bytes(List<String> texts) {
+        List<byte[]> out = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            out.add(bytes(text));
+        }
+        return out;
     }
 
     private static String text(Object reply) {
         return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 
-    /** Runs a Redis call; any Jedis failure becomes a {@link StoreException} naming the operation and session. */
-    private static <T> T call(String operation, String sessionId, Supplier<T> action) {
-        try {
-            return action.get();
-        } catch (JedisException e) {
-            String session = sessionId == null ? "" : " for session '" + sessionId + "'";
-            throw new StoreException("Redis " + operation + " failed" + session + ": " + e.getMessage(), e);
-        }
-    }
-
     /**
      * Builds a {@link RedisSessionStore}. Connect either to {@link #host}/{@link #port} (default
      * {@value #DEFAULT_HOST}:{@value #DEFAULT_PORT}), to a {@link #uri} ({@code redis://} or
      * {@code rediss://}, with user, password and database from the URI), or to a cluster through
-     * {@link #clusterNodes}; the connection options (timeouts, user, password, TLS) apply to what the
-     * builder creates. Or hand over an existing {@link #client} ({@link JedisPooled} or
-     * {@link JedisCluster}); the store then never closes it, and connection options are refused.
+     * {@link #clusterNodes}; the connection options (timeouts, user, password, TLS, and for a cluster
+     * Jedis' own retry limits) apply to the client the builder creates. Or hand over an existing
+     * {@link #client} ({@link JedisPooled} or {@link JedisCluster}); the store then never closes it,
+     * and connection options are refused. The store's own options (prefix, TTL, retries, replicas,
+     * deduplication window, clock) apply either way.
      */
     public static final class Builder {
 
@@ -319,89 +408,209 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         private SSLSocketFactory sslSocketFactory;
         private SSLParameters sslParameters;
         private HostnameVerifier hostnameVerifier;
+        private Integer jedisClusterMaxAttempts;
+        private Duration jedisClusterMaxTotalRetriesDuration;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration ttl;
         private Clock clock = Clock.systemUTC();
+        private int retryAttempts = DEFAULT_RETRY_ATTEMPTS;
+        private Duration retryDuration = DEFAULT_RETRY_DURATION;
+        private int replicas;
+        private Duration replicaTimeout;
+        private Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
+        private boolean writeTokens = true;
 
         private Builder() {
         }
 
-        /** An existing client ({@link JedisPooled} or {@link JedisCluster}); the store will not close it. */
+        /**
+         * An existing client ({@link JedisPooled} or {@link JedisCluster}); the store will not close it.
+         *
+         * @param client the client to use
+         * @return this builder
+         */
         public Builder client(UnifiedJedis client) {
             this.client = client;
             return this;
         }
 
+        /**
+         * Host of a standalone server; default {@value #DEFAULT_HOST}.
+         *
+         * @param host the host name or address
+         * @return this builder
+         */
         public Builder host(String host) {
             this.host = host;
             return this;
         }
 
+        /**
+         * Port of a standalone server; default {@value #DEFAULT_PORT}.
+         *
+         * @param port the TCP port
+         * @return this builder
+         */
         public Builder port(int port) {
             this.port = port;
             return this;
         }
 
-        /** {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…} for TLS. */
+        /**
+         * {@code redis://[user:password@]host[:port][/database]} or {@code rediss://…} for TLS.
+         *
+         * @param uri the server URI
+         * @return this builder
+         */
         public Builder uri(URI uri) {
             this.uri = uri;
             return this;
         }
 
-        /** Same as {@link #uri(URI)}. */
+        /**
+         * Same as {@link #uri(URI)}.
+         *
+         * @param uri the server URI
+         * @return this builder
+         */
         public Builder uri(String uri) {
             this.uri = uri == null ? null : URI.create(uri);
             return this;
         }
 
-        /** Seed nodes of a Redis Cluster; the store then talks to the cluster through a {@link JedisCluster}. */
+        /**
+         * Seed nodes of a Redis Cluster; the store then talks to the cluster through a {@link JedisCluster}.
+         *
+         * @param nodes one or more nodes of the cluster; the others are discovered
+         * @return this builder
+         */
         public Builder clusterNodes(Collection<HostAndPort> nodes) {
             this.clusterNodes = nodes == null ? null : Set.copyOf(nodes);
             return this;
         }
 
-        /** ACL user name (Redis 6+); without it, {@link #password} authenticates the default user. */
+        /**
+         * ACL user name (Redis 6+); without it, {@link #password} authenticates the default user.
+         *
+         * @param user the ACL user name
+         * @return this builder
+         */
         public Builder user(String user) {
             this.user = user;
             return this;
         }
 
+        /**
+         * Password of the {@link #user}, or of the default user.
+         *
+         * @param password the password
+         * @return this builder
+         */
         public Builder password(String password) {
             this.password = password;
             return this;
         }
 
-        /** Time to establish a connection; default {@link #DEFAULT_CONNECT_TIMEOUT}. */
+        /**
+         * Time to establish a connection; default {@link #DEFAULT_CONNECT_TIMEOUT}.
+         *
+         * @param connectTimeout the connect timeout
+         * @return this builder
+         */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = connectTimeout;
             return this;
         }
 
-        /** Time to wait for a reply; default {@link #DEFAULT_SOCKET_TIMEOUT}. */
+        /**
+         * Time to wait for a reply; default {@link #DEFAULT_SOCKET_TIMEOUT}. When it passes, the
+         * call is retried (a write is then applied at most once, see {@link RedisSessionStore}).
+         *
+         * @param socketTimeout the reply timeout
+         * @return this builder
+         */
         public Builder socketTimeout(Duration socketTimeout) {
             this.socketTimeout = socketTimeout;
             return this;
         }
 
-        /** Use TLS (also implied by a {@code rediss://} URI). */
+        /**
+         * Use TLS (also implied by a {@code rediss://} URI).
+         *
+         * @param ssl whether to use TLS
+         * @return this builder
+         */
         public Builder ssl(boolean ssl) {
             this.ssl = ssl;
             return this;
         }
 
-        /** TLS socket factory passed through to Jedis (for example one with your trust store). */
+        /**
+         * TLS socket factory passed through to Jedis (for example one with your trust store).
+         *
+         * @param sslSocketFactory the socket factory
+         * @return this builder
+         */
         public Builder sslSocketFactory(SSLSocketFactory sslSocketFactory) {
             this.sslSocketFactory = sslSocketFactory;
             return this;
         }
 
+        /**
+         * TLS parameters passed through to Jedis.
+         *
+         * @param sslParameters the TLS parameters
+         * @return this builder
+         */
         public Builder sslParameters(SSLParameters sslParameters) {
             this.sslParameters = sslParameters;
             return this;
         }
 
+        /**
+         * TLS host name verifier passed through to Jedis.
+         *
+         * @param hostnameVerifier the verifier
+         * @return this builder
+         */
         public Builder hostnameVerifier(HostnameVerifier hostnameVerifier) {
             this.hostnameVerifier = hostnameVerifier;
+            return this;
+        }
+
+        /**
+         * Jedis' own attempts per command on a cluster (its {@code maxAttempts}, default
+         * {@value JedisCluster#DEFAULT_MAX_ATTEMPTS}): each follows a {@code MOVED}/{@code ASK}
+         * redirection or retries a connection failure, and each of the store's attempts may use them
+         * all. Only with {@link #clusterNodes}.
+         *
+         * @param maxAttempts attempts per command, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder jedisClusterMaxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("jedisClusterMaxAttempts must be at least 1, was " + maxAttempts);
+            }
+            this.jedisClusterMaxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * Jedis' time limit for its own attempts of one command on a cluster (its
+         * {@code maxTotalRetriesDuration}; default: socket timeout × Jedis' attempts). Only with
+         * {@link #clusterNodes}.
+         *
+         * @param duration the time limit
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder jedisClusterMaxTotalRetriesDuration(Duration duration) {
+            if (duration == null || duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException("jedisClusterMaxTotalRetriesDuration must be positive, was "
+                        + duration);
+            }
+            this.jedisClusterMaxTotalRetriesDuration = duration;
             return this;
         }
 
@@ -409,29 +618,139 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * Text put before every key; default {@value #DEFAULT_KEY_PREFIX}. Any text is allowed: glob
          * characters are escaped when scanning. A prefix containing a {@code {…}} hash tag puts every
          * session on one cluster slot.
+         *
+         * @param keyPrefix the prefix, possibly empty
+         * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
             this.keyPrefix = keyPrefix;
             return this;
         }
 
-        /** Expire a session this long after its last write (at least one millisecond); none by default. */
+        /**
+         * Expire a session this long after its last write (at least one millisecond); none by default.
+         *
+         * @param ttl the time to live, or {@code null} for none
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             this.ttl = ttl;
             return this;
         }
 
-        /** Source of entry timestamps; default the system UTC clock. */
+        /**
+         * Source of entry timestamps; default the system UTC clock. Retry timing uses real time.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
         }
 
         /**
+         * Most attempts per call, the first included ({@code 1} = never retry); default
+         * {@value #DEFAULT_RETRY_ATTEMPTS}. Pauses between attempts start at about 10 ms and double
+         * up to 1 s, each jittered between half and all of its step.
+         *
+         * @param attempts attempts per call, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder retryAttempts(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("retryAttempts must be at least 1, was " + attempts);
+            }
+            this.retryAttempts = attempts;
+            return this;
+        }
+
+        /**
+         * Time from a call's first attempt after which it is not retried any more; default
+         * {@link #DEFAULT_RETRY_DURATION}. A call can take longer than this by at most one attempt
+         * (socket timeout, plus Jedis' own cluster attempts). To ride out a cluster failover, set it
+         * above the cluster's {@code cluster-node-timeout} plus a few seconds.
+         *
+         * @param duration the time limit
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder retryDuration(Duration duration) {
+            if (duration == null || duration.isNegative()) {
+                throw new IllegalArgumentException("retryDuration must be zero or positive, was " + duration);
+            }
+            this.retryDuration = duration;
+            return this;
+        }
+
+        /**
+         * Acknowledge a write (append, state change, replace, trim, delete) only once {@code replicas}
+         * replicas have it: the store sends {@code WAIT replicas timeout} after it on the same
+         * connection, and retries (within the retry budget; the write itself is not applied twice)
+         * while fewer acknowledge. Then an acknowledged write survives the failover of its primary,
+         * provided the replica that takes over is one that acknowledged (with one replica per primary,
+         * it always is). Costs about one replication round trip per write. {@code 0} (the default)
+         * waits for none. Needs a {@link JedisPooled} or {@link JedisCluster} client.
+         *
+         * @param replicas replicas that must acknowledge, 0 for none
+         * @param timeout how long {@code WAIT} waits for them
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is negative, or {@code timeout} is not
+         *                                  between 1 ms and 1,000,000 ms
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException("replicas must be >= 0, was " + replicas);
+            }
+            if (timeout == null || timeout.toMillis() < 1 || timeout.toMillis() > 1_000_000) {
+                throw new IllegalArgumentException("replica timeout must be between 1 ms and 1,000,000 ms, was "
+                        + timeout);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How long a write token is kept, so that a resend of the same call arriving within this time
+         * is recognised; default {@link #DEFAULT_DEDUPLICATION_WINDOW}. A token is kept at least this
+         * long and at most three times as long; each costs a hash field (about 60 bytes) in its
+         * session meanwhile. It must exceed the {@link #retryDuration}.
+         *
+         * @param window the window, at least one second
+         * @return this builder
+         * @throws IllegalArgumentException if shorter than one second
+         */
+        public Builder deduplicationWindow(Duration window) {
+            if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("deduplicationWindow must be at least 1 s, was " + window);
+            }
+            this.deduplicationWindow = window;
+            return this;
+        }
+
+        /**
+         * Off only to measure what write tokens cost (the benchmark); a store without them can store a resend twice.
+         *
+         * @param on whether write tokens are sent
+         * @return this builder
+         */
+        Builder writeTokens(boolean on) {
+            this.writeTokens = on;
+            return this;
+        }
+
+        /**
+         * Builds the store; the builder can be used again.
+         *
+         * @return a new store
          * @throws IllegalArgumentException for a bad value (prefix, TTL, timeout, port, URI scheme)
          * @throws IllegalStateException    for conflicting options (a client together with
          *                                  connection options; more than one of host/port, URI and
-         *                                  cluster nodes)
+         *                                  cluster nodes; Jedis cluster options without cluster nodes;
+         *                                  replicas to wait for with a client that cannot; a
+         *                                  deduplication window not longer than the retry duration)
          * @throws StoreException           if a cluster's topology cannot be read
          */
         public RedisSessionStore build() {
@@ -444,6 +763,14 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             if (clock == null) {
                 throw new IllegalArgumentException("clock must not be null");
             }
+            if (deduplicationWindow.compareTo(retryDuration) <= 0) {
+                throw new IllegalStateException("deduplicationWindow (" + deduplicationWindow
+                        + ") must be longer than retryDuration (" + retryDuration + ")");
+            }
+            if ((jedisClusterMaxAttempts != null || jedisClusterMaxTotalRetriesDuration != null) && clusterNodes == null) {
+                throw new IllegalStateException("jedisClusterMaxAttempts and jedisClusterMaxTotalRetriesDuration "
+                        + "apply to a cluster client the builder creates: set clusterNodes(...)");
+            }
             if (client != null) {
                 if (host != null || port != null || uri != null || clusterNodes != null || user != null
                         || password != null || connectTimeout != null || socketTimeout != null || ssl != null
@@ -451,16 +778,21 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                     throw new IllegalStateException(
                             "client(...) cannot be combined with connection options: configure the client instead");
                 }
-                return new RedisSessionStore(client, false, keyPrefix, ttl, clock);
+                if (replicas > 0 && !RedisCalls.canWait(client)) {
+                    throw new IllegalStateException("waitForReplicas needs a JedisPooled or JedisCluster client, not a "
+                            + client.getClass().getName());
+                }
+                return checked(new RedisSessionStore(client, false, this), "the Redis server of the given client");
             }
             int targets = (host != null || port != null ? 1 : 0) + (uri != null ? 1 : 0)
                     + (clusterNodes != null ? 1 : 0);
             if (targets > 1) {
                 throw new IllegalStateException("set only one of host/port, uri and clusterNodes");
             }
+            int socketMillis = millis("socketTimeout", socketTimeout, DEFAULT_SOCKET_TIMEOUT);
             DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                     .connectionTimeoutMillis(millis("connectTimeout", connectTimeout, DEFAULT_CONNECT_TIMEOUT))
-                    .socketTimeoutMillis(millis("socketTimeout", socketTimeout, DEFAULT_SOCKET_TIMEOUT))
+                    .socketTimeoutMillis(socketMillis)
                     .user(user)
                     .password(password)
                     .sslSocketFactory(sslSocketFactory)
@@ -485,17 +817,28 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 if (clusterNodes.isEmpty()) {
                     throw new IllegalArgumentException("clusterNodes must not be empty");
                 }
+                int attempts = jedisClusterMaxAttempts == null ? JedisCluster.DEFAULT_MAX_ATTEMPTS
+                        : jedisClusterMaxAttempts;
+                Duration jedisRetries = jedisClusterMaxTotalRetriesDuration == null
+                        ? Duration.ofMillis((long) socketMillis * attempts) : jedisClusterMaxTotalRetriesDuration;
+                JedisCluster cluster;
                 try {
-                    return new RedisSessionStore(new JedisCluster(clusterNodes, config.build()), true, keyPrefix, ttl,
-                            clock);
+                    cluster = new JedisCluster(clusterNodes, config.build(), attempts, jedisRetries);
                 } catch (JedisException e) {
                     throw new StoreException("cannot read the Redis Cluster topology from " + clusterNodes, e);
                 }
+                return checked(new RedisSessionStore(cluster, true, this), null);
             }
             if (address.getPort() < 1 || address.getPort() > 65_535) {
                 throw new IllegalArgumentException("port must be 1-65535, was " + address.getPort());
             }
-            return new RedisSessionStore(new JedisPooled(address, config.build()), true, keyPrefix, ttl, clock);
+            return checked(new RedisSessionStore(new JedisPooled(address, config.build()), true, this),
+                    address.toString());
+        }
+
+        private static RedisSessionStore checked(RedisSessionStore store, String standaloneName) {
+            PersistenceCheck.warnIfOff(store.jedis, standaloneName);
+            return store;
         }
 
         private static int millis(String name, Duration value, Duration fallback) {

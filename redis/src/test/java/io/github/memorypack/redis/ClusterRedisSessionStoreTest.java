@@ -1,11 +1,15 @@
 package io.github.memorypack.redis;
 
-import redis.clients.jedis.Jedis;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * The same behaviour on a single-node Redis Cluster (all 16384 slots on one node). The assertions
- * are inherited from {@link RedisSessionStoreBehaviourTest}.
+ * The same behaviour on a Redis Cluster of 3 primaries and 3 replicas (or {@code REDIS_CLUSTER_URL}).
+ * The assertions are inherited from {@link RedisSessionStoreBehaviourTest}.
  */
 class ClusterRedisSessionStoreTest extends RedisSessionStoreBehaviourTest {
 
@@ -16,8 +20,10 @@ class ClusterRedisSessionStoreTest extends RedisSessionStoreBehaviourTest {
 
     @Override
     void flushScripts() {
-        try (Jedis node = new Jedis(TestRedis.clusterNode())) {
-            node.scriptFlush();
+        for (ConnectionPool node : ((JedisCluster) client).getClusterNodes().values()) {
+            try (Connection connection = node.getResource()) {
+                connection.executeCommand(new CommandArguments(Protocol.Command.SCRIPT).add("FLUSH"));
+            }
         }
     }
 }

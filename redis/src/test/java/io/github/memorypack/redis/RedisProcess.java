@@ -3,11 +3,13 @@ package io.github.memorypack.redis;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.Jedis;
@@ -18,7 +20,8 @@ import redis.embedded.core.ExecutableProvider;
 /**
  * A real {@code redis-server} started by the tests on a free loopback port: the binary packaged in
  * {@code com.github.codemonstur:embedded-redis} for this OS/architecture, or else {@code redis-server}
- * from the PATH. Can be killed with SIGKILL and restarted on the same port and data directory.
+ * from the PATH. Can be frozen (SIGSTOP) and resumed, killed with SIGKILL, and restarted on the same
+ * port and data directory.
  */
 final class RedisProcess implements AutoCloseable {
 
@@ -29,6 +32,7 @@ final class RedisProcess implements AutoCloseable {
     private final int port;
     private final List<String> options;
     private Process process;
+    private volatile boolean paused;
 
     private RedisProcess(File binary, Path dir, int port, List<String> options) {
         this.binary = binary;
@@ -39,37 +43,46 @@ final class RedisProcess implements AutoCloseable {
 
     /** Starts a server with extra config options such as {@code "--appendonly", "yes"}. */
     static RedisProcess start(String... options) {
-        try {
-            RedisProcess server = new RedisProcess(binary(), Files.createTempDirectory("redis-test"), freePort(),
-                    List.of(options));
-            server.startProcess();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return start(false, options);
     }
 
-    /** A single-node Redis Cluster owning all 16384 slots. */
-    static RedisProcess startCluster() {
-        RedisProcess server = start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
-        try (Jedis jedis = new Jedis("127.0.0.1", server.port)) {
-            int[] slots = new int[16384];
-            for (int i = 0; i < slots.length; i++) {
-                slots[i] = i;
+    /**
+     * Starts a server; a cluster node also needs its bus port (port + 10000 in Redis 6) free, so
+     * its port is probed below 55536 together with that one. A port taken by someone else between
+     * the probe and the start is retried with another.
+     */
+    static RedisProcess start(boolean clusterBus, String... options) {
+        IllegalStateException failure = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            RedisProcess server;
+            try {
+                server = new RedisProcess(binary(), Files.createTempDirectory("redis-test"),
+                        clusterBus ? freePortWithBus() : freePort(), List.of(options));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            jedis.clusterAddSlots(slots); // ADDSLOTSRANGE needs Redis 7; the packaged server is 6.2
-            long deadline = System.nanoTime() + START_TIMEOUT_NANOS;
-            while (!jedis.clusterInfo().contains("cluster_state:ok")) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cluster did not become ready: " + jedis.clusterInfo());
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            try {
+                server.startProcess();
+                return server;
+            } catch (IllegalStateException e) {
+                server.close();
+                failure = e;
             }
         }
-        return server;
+        throw failure;
     }
 
-    static File binary() {
+    private static File extracted;
+
+    /** The server binary, extracted once per JVM (embedded-redis writes a fresh copy on every call). */
+    static synchronized File binary() {
+        if (extracted == null) {
+            extracted = findBinary();
+        }
+        return extracted;
+    }
+
+    private static File findBinary() {
         try {
             File file = ExecutableProvider.newJarResourceProvider().get();
             if (file.setExecutable(true) && file.canExecute()) {
@@ -96,6 +109,52 @@ final class RedisProcess implements AutoCloseable {
         return "redis://127.0.0.1:" + port;
     }
 
+    /** The server's process id, for signals. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** True while the process runs (also while it is stopped by {@link #pause()}). */
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** SIGSTOP: the server freezes; clients' connections stay open and their commands queue up unanswered. */
+    void pause() {
+        signal("-STOP");
+        paused = true;
+    }
+
+    /** SIGCONT after {@link #pause()}: the server runs every command that queued up meanwhile. */
+    void resume() {
+        signal("-CONT");
+        paused = false;
+    }
+
+    /** Alive and not paused: it answers. */
+    boolean isRunning() {
+        return isAlive() && !paused;
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server on port " + port;
+    }
+
     /** SIGKILL: no shutdown save, no goodbye to clients. */
     void kill() {
         process.destroyForcibly();
@@ -109,7 +168,8 @@ final class RedisProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process != null) {
+        if (process != null && process.isAlive()) {
+            resume(); // a stopped process dies of SIGKILL too, but say so in case of doubt
             process.destroyForcibly();
             waitForExit();
         }
@@ -159,5 +219,18 @@ final class RedisProcess implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    private static int freePortWithBus() {
+        for (int i = 0; i < 100; i++) {
+            int port = ThreadLocalRandom.current().nextInt(20_000, 55_536);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
+                 ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free port pair (port, port + 10000) found");
     }
 }

@@ -14,6 +14,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
 
 class RedisSessionStoreBuilderTest {
 
@@ -74,21 +75,60 @@ class RedisSessionStoreBuilderTest {
     }
 
     @Test
-    void should_throw_store_exception_and_recover_when_redis_is_unreachable() throws Exception {
+    void should_retry_within_the_budget_then_throw_redis_unavailable_when_redis_is_unreachable() throws Exception {
         // given: a port nobody listens on
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
         try (RedisSessionStore store = RedisSessionStore.builder().host("127.0.0.1").port(port)
-                .connectTimeout(Duration.ofMillis(200)).build()) {
+                .connectTimeout(Duration.ofMillis(200)).retryAttempts(4).retryDuration(Duration.ofSeconds(5)).build()) {
             // when / then
             assertThatThrownBy(() -> store.append("s", List.of(NewEntry.of(UserMessage.from("x")))))
-                    .isInstanceOf(StoreException.class)
-                    .hasMessageContaining("append").hasMessageContaining("'s'")
+                    .isInstanceOfSatisfying(RedisUnavailableException.class, e -> {
+                        assertThat(e.attempts()).isEqualTo(4);
+                        assertThat(e.elapsed()).isLessThan(Duration.ofSeconds(5));
+                    })
+                    .hasMessageContaining("append").hasMessageContaining("'s'").hasMessageContaining("4 attempts")
                     .hasCauseInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
-            assertThatThrownBy(store::sessions).isInstanceOf(StoreException.class);
+            assertThatThrownBy(store::sessions).isInstanceOf(RedisUnavailableException.class);
             assertThatThrownBy(() -> store.state("s")).isInstanceOf(StoreException.class);
+        }
+        try (RedisSessionStore once = RedisSessionStore.builder().host("127.0.0.1").port(port)
+                .connectTimeout(Duration.ofMillis(200)).retryAttempts(1).build()) {
+            assertThatThrownBy(() -> once.nextIndex("s")).isInstanceOfSatisfying(RedisUnavailableException.class,
+                    e -> assertThat(e.attempts()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void should_reject_bad_retry_replica_and_cluster_options_when_set() {
+        assertThatThrownBy(() -> RedisSessionStore.builder().retryAttempts(0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().retryDuration(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().waitForReplicas(-1, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().waitForReplicas(1, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().deduplicationWindow(Duration.ofMillis(999)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().jedisClusterMaxAttempts(0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RedisSessionStore.builder().jedisClusterMaxTotalRetriesDuration(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void should_refuse_conflicting_retry_replica_and_cluster_options_when_building() {
+        assertThatThrownBy(() -> RedisSessionStore.builder().jedisClusterMaxAttempts(3).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("clusterNodes");
+        assertThatThrownBy(() -> RedisSessionStore.builder().retryDuration(Duration.ofMinutes(2))
+                .deduplicationWindow(Duration.ofMinutes(1)).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("deduplicationWindow");
+        try (UnifiedJedis plain = new UnifiedJedis(HostAndPort.from(URI.create(TestRedis.standaloneUri()).getAuthority()))) {
+            assertThatThrownBy(() -> RedisSessionStore.builder().client(plain).waitForReplicas(1, Duration.ofSeconds(1))
+                    .build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("JedisPooled or JedisCluster");
         }
     }
 

@@ -8,7 +8,9 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,8 +44,6 @@ public final class ExtractiveSummarizer implements Summarizer {
     public static final int MAX_SENTENCE_WORDS = 60;
 
     private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?])\\s+");
-    private static final Pattern NUMBER = Pattern.compile("\\d+(?:[.,:]\\d+)*");
-    private static final Pattern NAME = Pattern.compile("(?<=\\s)\\p{Lu}[\\p{L}'-]+");
     private static final Pattern CUE = Pattern.compile(
             "\\b(my name|call me|i am|i'm|i live|i work|i was born|my (?:wife|husband|partner|son|daughter|"
                     + "dog|cat|budget|favou?rite|birthday|address|email|phone|team|boss|company)|"
@@ -52,8 +52,13 @@ public final class ExtractiveSummarizer implements Summarizer {
     private static final Set<String> FILLER = Set.of("ok", "okay", "thanks", "thank you", "great", "sure", "cool",
             "nice", "hi", "hello", "yes", "no", "got it", "sounds good", "perfect");
 
+    /** Most lines whose score and token cost are remembered (a summary's lines come back every fold). */
+    private static final int SCORED_LINES = 4_096;
+
     private final int maxSummaryTokens;
     private final TokenCountEstimator tokenizer;
+    // rendered line -> {score without bonus, token cost}: each line is scored and counted once
+    private final Map<String, double[]> scored = new ConcurrentHashMap<>();
 
     private ExtractiveSummarizer(Builder builder) {
         this.maxSummaryTokens = builder.maxSummaryTokens;
@@ -97,7 +102,7 @@ public final class ExtractiveSummarizer implements Summarizer {
         int budget = maxSummaryTokens;
         List<Candidate> kept = new ArrayList<>();
         for (Candidate candidate : byScore) {
-            int cost = tokenizer.estimateTokenCountInText(candidate.rendered + "\n");
+            int cost = candidate.cost;
             // sentences with no informative feature are kept only when nothing better fits
             boolean informative = candidate.score > 0 || kept.isEmpty();
             if (informative && cost <= budget) {
@@ -108,12 +113,9 @@ public final class ExtractiveSummarizer implements Summarizer {
         if (kept.isEmpty()) {
             throw new SummarizationException(Reason.EMPTY, 1, "no sentence fits in " + maxSummaryTokens + " tokens");
         }
-        // lines were counted one by one; the joined text can differ by a token, so check the whole
+        // each line was counted with its line break, and o200k and cl100k never merge tokens across a
+        // line break, so the joined text is within the cap (the memory checks the count it stores anyway)
         String summary = join(kept);
-        while (tokenizer.estimateTokenCountInText(summary) > maxSummaryTokens && kept.size() > 1) {
-            kept.remove(kept.size() - 1);
-            summary = join(kept);
-        }
         return summary;
     }
 
@@ -127,30 +129,98 @@ public final class ExtractiveSummarizer implements Summarizer {
         return summary.toString().stripTrailing();
     }
 
-    private static void add(List<Candidate> candidates, Set<String> seen, String rendered, String text, double bonus) {
+    private void add(List<Candidate> candidates, Set<String> seen, String rendered, String text, double bonus) {
         if (seen.add(rendered.toLowerCase(Locale.ROOT))) {
-            candidates.add(new Candidate(rendered, score(text) + bonus, candidates.size()));
+            double[] known = scored.get(rendered);
+            if (known == null) {
+                if (scored.size() >= SCORED_LINES) {
+                    scored.clear();
+                }
+                known = new double[] {score(text), tokenizer.estimateTokenCountInText(rendered + "\n")};
+                scored.put(rendered, known);
+            }
+            candidates.add(new Candidate(rendered, known[0] + bonus, candidates.size(), (int) known[1]));
         }
     }
 
     static double score(String sentence) {
         String lower = sentence.toLowerCase(Locale.ROOT);
-        String bare = lower.replaceAll("[^\\p{L}\\p{N} ]", "").strip();
+        String bare = bare(lower);
         if (FILLER.contains(bare)) {
             return -3;
         }
         double score = 0;
-        score += 2.0 * Math.min(3, count(NUMBER.matcher(sentence)));
-        score += 1.5 * Math.min(3, count(NAME.matcher(" " + sentence.substring(Math.min(1, sentence.length())))));
+        score += 2.0 * Math.min(3, numbers(sentence));
+        score += 1.5 * Math.min(3, names(sentence));
         score += 3.0 * Math.min(2, count(CUE.matcher(lower)));
         if (sentence.endsWith("?")) {
             score += 1.0;
         }
-        int words = bare.isEmpty() ? 0 : bare.split("\\s+").length;
-        if (words < 4) {
+        if (words(bare) < 4) {
             score -= 2.0;
         }
         return score;
+    }
+
+    /** Letters, digits and spaces only, trimmed (what {@code [^\p{L}\p{N} ]} removal leaves). */
+    private static String bare(String lower) {
+        StringBuilder out = new StringBuilder(lower.length());
+        for (int i = 0; i < lower.length(); i++) {
+            char c = lower.charAt(i);
+            if (c == ' ' || Character.isLetterOrDigit(c)) {
+                out.append(c);
+            }
+        }
+        return out.toString().strip();
+    }
+
+    private static int words(String bare) {
+        int words = 0;
+        boolean inWord = false;
+        for (int i = 0; i < bare.length(); i++) {
+            boolean space = Character.isWhitespace(bare.charAt(i));
+            if (!space && !inWord) {
+                words++;
+            }
+            inWord = !space;
+        }
+        return words;
+    }
+
+    /** Runs of digits, with {@code . , :} between digits (the numbers that score). */
+    private static int numbers(String sentence) {
+        int count = 0;
+        int i = 0;
+        int n = sentence.length();
+        while (i < n) {
+            if (Character.isDigit(sentence.charAt(i))) {
+                count++;
+                while (i < n && (Character.isDigit(sentence.charAt(i)) || ((sentence.charAt(i) == '.'
+                        || sentence.charAt(i) == ',' || sentence.charAt(i) == ':') && i + 1 < n
+                        && Character.isDigit(sentence.charAt(i + 1))))) {
+                    i++;
+                }
+            } else {
+                i++;
+            }
+        }
+        return count;
+    }
+
+    /** Capitalised words after the first one (names, roughly). */
+    private static int names(String sentence) {
+        int count = 0;
+        for (int i = 1; i + 1 < sentence.length(); i++) {
+            if (Character.isWhitespace(sentence.charAt(i - 1)) && Character.isUpperCase(sentence.charAt(i))
+                    && isNameChar(sentence.charAt(i + 1))) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static boolean isNameChar(char c) {
+        return Character.isLetter(c) || c == '\'' || c == '-';
     }
 
     private static int count(Matcher matcher) {
@@ -174,7 +244,7 @@ public final class ExtractiveSummarizer implements Summarizer {
         return "ExtractiveSummarizer{maxSummaryTokens=" + maxSummaryTokens + '}';
     }
 
-    private record Candidate(String rendered, double score, int position) {
+    private record Candidate(String rendered, double score, int position, int cost) {
     }
 
     /** Builds an {@link ExtractiveSummarizer}; every setting has a default. */

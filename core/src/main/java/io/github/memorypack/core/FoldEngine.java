@@ -216,7 +216,9 @@ final class FoldEngine {
         }
         List<ChatMessage> messages = new ArrayList<>();
         String previousText = previous == null ? "" : previous.text();
-        int inputTokens = memory.rules().tokenizer().estimateTokenCountInText(previousText);
+        // the summary's count was stored with it: an unchanged summary is never counted again
+        int inputTokens = previous == null ? 0 : previous.tokenCount() >= 0 ? previous.tokenCount()
+                : memory.rules().tokenizer().estimateTokenCountInText(previousText);
         Entry lastFolded = null;
         List<Dialogue.Turn> folded = new ArrayList<>(k + 1);
         if (dialogue.prelude != null) {
@@ -282,6 +284,9 @@ final class FoldEngine {
 
     /** One summarizer call, bounded by the timeout: a hung model fails the fold, never the turn. */
     private String summarize(String previous, List<ChatMessage> messages) {
+        if (settings.summarizer() instanceof ExtractiveSummarizer) {
+            return settings.summarizer().summarize(previous, messages); // pure CPU, bounded by its input: no thread hop
+        }
         Future<String> call = CALLS.submit(() -> settings.summarizer().summarize(previous, messages));
         try {
             return call.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);

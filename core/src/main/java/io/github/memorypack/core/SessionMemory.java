@@ -304,7 +304,9 @@ final class SessionMemory {
 
     /** Tells the listener about the view (and its overflow, if any), and applies retention below what it shows. */
     void afterView(View view) {
-        listener.onView(new MemoryListener.ViewShown(sessionId, strategy, view.messages().size(), tokens(view)));
+        if (listener != MemoryListener.logging() && listener != MemoryListener.NONE) {
+            listener.onView(new MemoryListener.ViewShown(sessionId, strategy, view.messages().size(), tokens(view)));
+        }
         view.overflow(sessionId).ifPresent(listener::onOverflow);
         if (view.firstIndex() >= 0) {
             retain(view.firstIndex());
@@ -319,10 +321,14 @@ final class SessionMemory {
         if (tokenizer == null) {
             return -1;
         }
-        long tokens = rules.replyTokens();
         List<ChatMessage> messages = view.messages();
         List<Entry> sources = view.sources();
-        for (int i = 0; i < messages.size(); i++) {
+        int pinned = 0;
+        while (pinned < messages.size() && sources.get(pinned) == null) {
+            pinned++;
+        }
+        long tokens = rules.pinnedTokens(messages.subList(0, pinned)); // counted once per system message and summary
+        for (int i = pinned; i < messages.size(); i++) {
             Entry source = sources.get(i);
             tokens += source != null && source.hasTokenCount() && source.message() == messages.get(i)
                     ? source.tokenCount() : tokenizer.estimateTokenCountInMessage(messages.get(i));

@@ -103,7 +103,8 @@ public final class BufferChatMemory implements ChatMemory {
 
     private ViewLimit currentLimit() {
         return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.reportTokensOver(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
+                : ViewLimit.reportTokensOver(engine.memory().calibrated(
+                        MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
     }
 
     @Override
@@ -171,6 +172,25 @@ public final class BufferChatMemory implements ChatMemory {
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
         public Builder retention(Retention retention) {
             settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
+         * the memory binds its session for the ledger's listener each time it computes a view.
+         */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            settings.tokenAccounting(accounting);
+            return this;
+        }
+
+        /**
+         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
+         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
+         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         */
+        public Builder calibrateWith(TokenAccounting accounting) {
+            settings.calibrateWith(accounting);
             return this;
         }
 

@@ -104,10 +104,6 @@ final class FoldEngine {
         Dialogue dialogue = memory.dialogueFrom(state, from);
         View view = memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
         memory.afterView(view);
-        TokenAccounting accounting = settings.accounting();
-        if (accounting != null) {
-            accounting.bind(memory.sessionId());
-        }
         return view;
     }
 
@@ -276,8 +272,8 @@ final class FoldEngine {
         succeeded();
         memory.listener().onFold(new MemoryListener.Fold(memory.sessionId(), memory.strategy(), messages.size(),
                 inputTokens, outputTokens, java.time.Duration.ofNanos(System.nanoTime() - started)));
-        if (settings.accounting() != null) {
-            settings.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
+        if (memory.accounting() != null) {
+            memory.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
         }
         return true;
     }
@@ -344,8 +340,8 @@ final class FoldEngine {
             failures = ++consecutiveFailures;
             triggersToSkip = Math.min(MAX_SKIPPED_TRIGGERS, (1 << Math.min(failures - 1, 30)) - 1);
         }
-        if (settings.accounting() != null) {
-            settings.accounting().recordSummarizationFailure(memory.sessionId());
+        if (memory.accounting() != null) {
+            memory.accounting().recordSummarizationFailure(memory.sessionId());
         }
         memory.listener().onSummaryFailure(new MemoryListener.SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
     }

@@ -322,6 +322,25 @@ public final class MemoryMdChatMemory implements ChatMemory {
         }
 
         /**
+         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
+         * the memory binds its session for the ledger's listener each time it computes a view.
+         */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            settings.tokenAccounting(accounting);
+            return this;
+        }
+
+        /**
+         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
+         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
+         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         */
+        public Builder calibrateWith(TokenAccounting accounting) {
+            settings.calibrateWith(accounting);
+            return this;
+        }
+
+        /**
          * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
          * turn (one the model has answered); the log keeps the full result. Off by default.
          *

@@ -40,6 +40,8 @@ final class MemorySettings {
     private Duration openTurnTimeout = DEFAULT_OPEN_TURN_TIMEOUT;
     private ViewCache viewCache = SHARED_VIEWS;
     private SummaryMessage.Placement placement = SummaryMessage.Placement.SYSTEM_MESSAGE;
+    private TokenAccounting accounting;
+    private boolean calibrate;
 
     void id(Object id) {
         if (id == null) {
@@ -171,6 +173,24 @@ final class MemorySettings {
         return viewCache;
     }
 
+    void tokenAccounting(TokenAccounting accounting) {
+        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
+    }
+
+    void calibrateWith(TokenAccounting accounting) {
+        tokenAccounting(accounting);
+        this.calibrate = true;
+    }
+
+    /** The ledger, or {@code null}. */
+    TokenAccounting accounting() {
+        return accounting;
+    }
+
+    boolean calibrates() {
+        return calibrate;
+    }
+
     void summaryPlacement(SummaryMessage.Placement placement) {
         this.placement = Objects.requireNonNull(placement, "summaryPlacement");
     }
@@ -205,6 +225,8 @@ final class MemorySettings {
         copy.openTurnTimeout = openTurnTimeout;
         copy.viewCache = viewCache;
         copy.placement = placement;
+        copy.accounting = accounting;
+        copy.calibrate = calibrate;
         return copy;
     }
 

@@ -42,6 +42,8 @@ final class SessionMemory {
     private final Clock clock;
     private final Duration openTurnTimeout;
     private final ViewCache cache;
+    private final TokenAccounting accounting;
+    private final boolean calibrate;
     // identifies this session of this store for the turns a thread or request has open in it
     private final SessionKey turnKey;
     private volatile long firstRetained = -1;
@@ -59,6 +61,8 @@ final class SessionMemory {
         this.clock = settings.clock();
         this.openTurnTimeout = settings.openTurnTimeout();
         this.cache = settings.viewCache();
+        this.accounting = settings.accounting();
+        this.calibrate = settings.calibrates();
         this.turnKey = new SessionKey(store, sessionId);
     }
 
@@ -298,12 +302,38 @@ final class SessionMemory {
         return listener;
     }
 
+    /** The ledger, or {@code null}. */
+    TokenAccounting accounting() {
+        return accounting;
+    }
+
+    /**
+     * A token limit as the view applies it: divided by the session's calibration factor when
+     * calibration is on (the factor rounded to 1%, so the limit, and with it the cached view, changes
+     * only when the factor really moves), else as it is.
+     */
+    int calibrated(int tokens) {
+        if (!calibrate) {
+            return tokens;
+        }
+        double factor = Math.round(accounting.calibrationFactor(sessionId) * 100) / 100.0;
+        return Math.max(1, (int) Math.floor(tokens / factor));
+    }
+
+    /** The factor token counts are multiplied by for budget decisions: the session's when calibrating, else 1. */
+    double calibrationFactor() {
+        return calibrate ? accounting.calibrationFactor(sessionId) : 1.0;
+    }
+
     String strategy() {
         return strategy;
     }
 
     /** Tells the listener about the view (and its overflow, if any), and applies retention below what it shows. */
     void afterView(View view) {
+        if (accounting != null) {
+            accounting.bind(sessionId, strategy);
+        }
         if (listener != MemoryListener.logging() && listener != MemoryListener.NONE) {
             listener.onView(new MemoryListener.ViewShown(sessionId, strategy, view.messages().size(), tokens(view)));
         }

@@ -62,11 +62,11 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
     private SummaryBufferChatMemory(MemorySettings settings, SummarySettings summarySettings,
                                     Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark,
-                                    TokenAccounting calibration, Function<Object, Integer> contextTokens) {
+                                    Function<Object, Integer> contextTokens) {
         SessionMemory memory = settings.sessionMemory(settings.rules(), true, "summary-buffer");
         Object id = settings.id();
         this.contextTokens = contextTokens;
-        this.folds = new FoldEngine(memory, summarySettings, policy(id, maxTokens, lowWatermark, calibration));
+        this.folds = new FoldEngine(memory, summarySettings, policy(id, maxTokens, lowWatermark, memory));
         this.engine = new MemoryEngine(memory, this::view, folds::turnFinished);
         limits(id, maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
         ceiling();
@@ -74,10 +74,10 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
     /** Fold when the unsummarized turns pass maxBufferTokens; fold the oldest until at or under the watermark. */
     private static FoldEngine.Policy policy(Object id, Function<Object, Integer> maxTokens,
-                                            Function<Object, Integer> lowWatermark, TokenAccounting calibration) {
+                                            Function<Object, Integer> lowWatermark, SessionMemory memory) {
         return spans -> {
             int[] limits = limits(id, maxTokens, lowWatermark);
-            double factor = calibration == null ? 1.0 : calibration.calibrationFactor(id);
+            double factor = memory.calibrationFactor();
             long remaining = 0;
             for (FoldEngine.Span span : spans) {
                 remaining += span.tokens;
@@ -171,7 +171,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
     private ViewLimit ceiling() {
         return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.tokens(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
+                : ViewLimit.tokens(engine.memory().calibrated(MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
     }
 
     @Override
@@ -192,7 +192,6 @@ public final class SummaryBufferChatMemory implements ChatMemory {
         private Function<Object, Integer> lowWatermark;
         private Integer fixedMax;
         private Integer fixedLow;
-        private TokenAccounting calibration;
 
         private Builder() {
         }
@@ -251,16 +250,6 @@ public final class SummaryBufferChatMemory implements ChatMemory {
             return this;
         }
 
-        /**
-         * Multiplies token counts by {@code accounting}'s per-session calibration factor (reported /
-         * estimated) before comparing them with the limits. Also sets it as the {@link #tokenAccounting}.
-         */
-        public Builder calibrateWith(TokenAccounting accounting) {
-            tokenAccounting(accounting);
-            this.calibration = accounting;
-            return this;
-        }
-
         /** Writes the summaries. Required. */
         public Builder summarizer(Summarizer summarizer) {
             summarySettings.summarizer(summarizer);
@@ -294,12 +283,6 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          */
         public Builder summarizerTimeout(Duration timeout) {
             summarySettings.timeout(timeout);
-            return this;
-        }
-
-        /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
-        public Builder tokenAccounting(TokenAccounting accounting) {
-            summarySettings.accounting(accounting);
             return this;
         }
 
@@ -346,6 +329,25 @@ public final class SummaryBufferChatMemory implements ChatMemory {
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
         public Builder retention(Retention retention) {
             settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
+         * the memory binds its session for the ledger's listener each time it computes a view.
+         */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            settings.tokenAccounting(accounting);
+            return this;
+        }
+
+        /**
+         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
+         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
+         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         */
+        public Builder calibrateWith(TokenAccounting accounting) {
+            settings.calibrateWith(accounting);
             return this;
         }
 
@@ -406,8 +408,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          */
         public SummaryBufferChatMemory build() {
             validate();
-            return new SummaryBufferChatMemory(settings, summarySettings, maxTokens, lowWatermark, calibration,
-                    contextTokens);
+            return new SummaryBufferChatMemory(settings, summarySettings, maxTokens, lowWatermark, contextTokens);
         }
 
         /**
@@ -423,10 +424,8 @@ public final class SummaryBufferChatMemory implements ChatMemory {
             SummarySettings summarySnapshot = summarySettings.copy();
             Function<Object, Integer> max = maxTokens;
             Function<Object, Integer> low = lowWatermark;
-            TokenAccounting calibrate = calibration;
             Function<Object, Integer> ceiling = contextTokens;
-            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low,
-                    calibrate, ceiling);
+            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low, ceiling);
         }
 
         private void validate() {

@@ -141,7 +141,7 @@ public final class SummaryChatMemory implements ChatMemory {
 
     private ViewLimit ceiling() {
         return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.tokens(MemorySettings.limit(contextTokens, engine.id(), "contextTokens"));
+                : ViewLimit.tokens(engine.memory().calibrated(MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
     }
 
     @Override
@@ -211,12 +211,6 @@ public final class SummaryChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Records summarizer calls and requests in this ledger (see {@link TokenAccounting}). */
-        public Builder tokenAccounting(TokenAccounting accounting) {
-            summarySettings.accounting(accounting);
-            return this;
-        }
-
         /**
          * A hard ceiling on the request, in tokens: when folding lags or keeps failing, the oldest
          * closed turns are cut from the view (the overflow is reported) rather than letting requests
@@ -270,6 +264,25 @@ public final class SummaryChatMemory implements ChatMemory {
         /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
         public Builder retention(Retention retention) {
             settings.retention(retention);
+            return this;
+        }
+
+        /**
+         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
+         * the memory binds its session for the ledger's listener each time it computes a view.
+         */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            settings.tokenAccounting(accounting);
+            return this;
+        }
+
+        /**
+         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
+         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
+         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         */
+        public Builder calibrateWith(TokenAccounting accounting) {
+            settings.calibrateWith(accounting);
             return this;
         }
 

@@ -7,7 +7,7 @@ import java.util.concurrent.Executor;
 
 /**
  * The options both summarizing memories share (summarizer, summary cap, inline or background
- * folding, summarizer timeout, token accounting), checked when they are set.
+ * folding, summarizer timeout), checked when they are set.
  * Mutable, like the builders that hold it.
  */
 final class SummarySettings {
@@ -20,7 +20,6 @@ final class SummarySettings {
     private Summarizer summarizer;
     private Integer maxSummaryTokens;
     private Executor executor;
-    private TokenAccounting accounting;
     private Duration timeout = DEFAULT_TIMEOUT;
     private Clock clock = Clock.systemUTC();
 
@@ -62,15 +61,6 @@ final class SummarySettings {
         return executor;
     }
 
-    void accounting(TokenAccounting accounting) {
-        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
-    }
-
-    /** The token ledger, or {@code null}. */
-    TokenAccounting accounting() {
-        return accounting;
-    }
-
     void timeout(Duration timeout) {
         this.timeout = MemorySettings.positive(timeout, "summarizerTimeout");
     }
@@ -103,7 +93,6 @@ final class SummarySettings {
         copy.summarizer = summarizer;
         copy.maxSummaryTokens = maxSummaryTokens;
         copy.executor = executor;
-        copy.accounting = accounting;
         copy.timeout = timeout;
         copy.clock = clock;
         return copy;

@@ -398,7 +398,7 @@ class SummaryChatMemoryTest {
         turn(memory, 3);
 
         // then
-        TokenReport report = accounting.report("s1");
+        TokenAccounting.Report report = accounting.report("s1");
         assertThat(report.summarizerCalls()).isEqualTo(2);
         assertThat(report.summarizerInputTokens()).isGreaterThan(0);
         assertThat(report.summarizerOutputTokens()).isGreaterThan(0);

@@ -40,39 +40,101 @@ class TokenAccountingTest {
         int estimate = Tokenizers.o200k().estimateTokenCountInMessages(messages);
 
         // when
-        accounting.bind("s1");
+        accounting.bind("s1", "test");
         model.chat(messages);
         model.chat(messages); // not bound: not charged to anyone
 
         // then
-        TokenReport report = accounting.report("s1");
+        TokenAccounting.Report report = accounting.report("s1");
         assertThat(report.requests()).isEqualTo(1);
         assertThat(report.estimatedPromptTokens()).isEqualTo(estimate);
         assertThat(report.reportedPromptTokens()).isEqualTo(30);
         assertThat(report.reportedOutputTokens()).isEqualTo(7);
-        assertThat(report.calibrationFactor()).isCloseTo(30.0 / estimate, within(1e-9));
+        assertThat(report.calibrationFactor()).isEqualTo(TokenAccounting.DEFAULT_MAX_FACTOR); // 30 / 8, within the bounds
         assertThat(accounting.report("s2").requests()).isZero();
     }
 
     @Test
-    void should_average_ratio_over_window_when_calibrating() {
-        // given
-        TokenAccounting accounting = TokenAccounting.create(2);
+    void should_weight_recent_ratios_and_keep_the_factor_within_bounds_when_calibrating() {
+        // given: a half-life of one request: each new ratio weighs as much as all earlier ones together
+        TokenAccounting accounting = TokenAccounting.builder().calibrationHalfLife(1).calibrationBounds(0.5, 2.0).build();
 
         // when
-        accounting.recordRequest("s", 100, new TokenUsage(300, 1));
-        accounting.recordRequest("s", 100, new TokenUsage(110, 1));
-        accounting.recordRequest("s", 100, new TokenUsage(130, 1));
-        accounting.recordRequest("s", 100, null);
+        accounting.recordRequest("s", 100, new TokenUsage(300, 1)); // ratio 3.0, clamped to 2.0
+        accounting.recordRequest("s", 100, new TokenUsage(110, 1)); // 2.0 + (1.1 - 2.0) / 2 = 1.55
+        accounting.recordRequest("s", 100, new TokenUsage(130, 1)); // 1.55 + (1.3 - 1.55) / 2 = 1.425
+        accounting.recordRequest("s", 100, null);                   // no reported usage: no change
 
         // then
-        assertThat(accounting.calibrationFactor("s")).isCloseTo(1.2, within(1e-9));
+        assertThat(accounting.calibrationFactor("s")).isCloseTo(1.425, within(1e-9));
         assertThat(accounting.calibrationFactor("other")).isEqualTo(1.0);
-        TokenReport report = accounting.report("s");
+        TokenAccounting.Report report = accounting.report("s");
         assertThat(report.requests()).isEqualTo(4);
         assertThat(report.reportedRequests()).isEqualTo(3);
         assertThat(report.estimatedPromptTokens()).isEqualTo(400);
         assertThat(report.reportedPromptTokens()).isEqualTo(540);
+    }
+
+    @Test
+    void should_converge_on_a_steady_ratio_with_the_default_half_life() {
+        TokenAccounting accounting = TokenAccounting.create();
+        for (int i = 0; i < 100; i++) {
+            accounting.recordRequest("s", 1_000, new TokenUsage(1_200, 1));
+        }
+        assertThat(accounting.calibrationFactor("s")).isCloseTo(1.2, within(1e-9));
+    }
+
+    @Test
+    void should_shrink_a_token_window_by_the_factor_when_calibration_is_on_and_not_when_off() {
+        // given: provider usage 20% above our estimate, for two windows of 400 tokens on one store
+        TokenAccounting accounting = TokenAccounting.create();
+        InMemorySessionStore store = InMemorySessionStore.create();
+        WindowChatMemory calibrated = WindowChatMemory.builder().id("c").chatMemoryStore(store).maxTokens(400)
+                .calibrateWith(accounting).listener(MemoryListener.NONE).build();
+        WindowChatMemory plain = WindowChatMemory.builder().id("p").chatMemoryStore(store).maxTokens(400)
+                .tokenAccounting(accounting).listener(MemoryListener.NONE).build();
+        for (int i = 0; i < 40; i++) {
+            for (WindowChatMemory memory : List.of(calibrated, plain)) {
+                memory.add(UserMessage.from("question " + i + " about the trip to Lisbon in spring"));
+                memory.add(AiMessage.from("answer " + i + " with a few details about Lisbon in spring"));
+            }
+        }
+        for (int i = 0; i < 50; i++) {
+            accounting.recordRequest("c", 1_000, new TokenUsage(1_200, 1));
+            accounting.recordRequest("p", 1_000, new TokenUsage(1_200, 1));
+        }
+
+        // when
+        int calibratedTokens = Tokenizers.o200k().estimateTokenCountInMessages(calibrated.messages());
+        int plainTokens = Tokenizers.o200k().estimateTokenCountInMessages(plain.messages());
+
+        // then: what the provider bills (estimate x 1.2) stays within 400 only for the calibrated window
+        assertThat(calibratedTokens * 1.2).isLessThanOrEqualTo(400);
+        assertThat(plainTokens).isLessThanOrEqualTo(400).isGreaterThan((int) (400 / 1.2) + 1);
+    }
+
+    @Test
+    void should_add_up_reports_per_strategy_when_memories_of_several_strategies_share_a_ledger() {
+        // given
+        TokenAccounting accounting = TokenAccounting.create();
+        InMemorySessionStore store = InMemorySessionStore.create();
+        BufferChatMemory buffer = BufferChatMemory.builder().id("b").chatMemoryStore(store).tokenAccounting(accounting)
+                .build();
+        WindowChatMemory window = WindowChatMemory.builder().id("w").chatMemoryStore(store).maxMessages(4)
+                .tokenAccounting(accounting).build();
+
+        // when: each view binds its session; the requests that follow are charged to it
+        buffer.messages();
+        accounting.recordRequest("b", 10, new TokenUsage(12, 1));
+        window.messages();
+        accounting.recordRequest("w", 20, new TokenUsage(22, 1));
+        accounting.recordRequest("w", 30, null);
+
+        // then
+        assertThat(accounting.reportsByStrategy()).containsOnlyKeys("buffer", "window");
+        assertThat(accounting.reportsByStrategy().get("window").requests()).isEqualTo(2);
+        assertThat(accounting.reportsByStrategy().get("window").estimatedPromptTokens()).isEqualTo(50);
+        assertThat(accounting.reportsByStrategy().get("buffer").reportedPromptTokens()).isEqualTo(12);
     }
 
     @Test
@@ -87,7 +149,7 @@ class TokenAccountingTest {
         accounting.recordRequest("s", 50, null);
 
         // then
-        TokenReport report = accounting.report("s");
+        TokenAccounting.Report report = accounting.report("s");
         assertThat(report.summarizerCalls()).isEqualTo(2);
         assertThat(report.summarizerFailures()).isEqualTo(1);
         assertThat(report.summarizerInputTokens()).isEqualTo(1700);

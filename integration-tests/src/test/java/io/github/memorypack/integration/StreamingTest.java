@@ -21,7 +21,6 @@ import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryChatMemory;
 import io.github.memorypack.core.TokenAccounting;
-import io.github.memorypack.core.TokenReport;
 import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
@@ -125,7 +124,7 @@ class StreamingTest extends ShopTestBase {
 
             // then: every request of the session is counted, with the usage the server reported
             List<Request> requests = requestsFrom(firstRequest);
-            TokenReport report = accounting.report(session);
+            TokenAccounting.Report report = accounting.report(session);
             assertThat(report.requests()).as("requests counted for %s", session).isEqualTo(requests.size());
             assertThat(report.reportedRequests()).as("requests with reported usage").isEqualTo(requests.size());
             assertThat(report.reportedPromptTokens()).as("reported prompt tokens")

@@ -17,7 +17,6 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.TokenAccounting;
-import io.github.memorypack.core.TokenReport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -140,7 +139,7 @@ class SummaryBufferAiServicesEndToEndTest {
         }
 
         // and the ledger has the provider's usage next to our estimates, and the summarizer's calls
-        TokenReport report = accounting.report("ana-1");
+        TokenAccounting.Report report = accounting.report("ana-1");
         assertThat(report.requests()).isEqualTo(questions.size());
         assertThat(report.reportedPromptTokens()).isEqualTo(150L * questions.size());
         assertThat(report.estimatedPromptTokens()).isPositive();

@@ -14,7 +14,6 @@ import dev.langchain4j.model.output.TokenUsage;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.TokenAccounting;
-import io.github.memorypack.core.TokenReport;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -66,7 +65,7 @@ public final class Replay {
      * @param report           the ledger: requests, summarizer calls and tokens
      */
     public record Result(String strategy, int[] tokens, int[] reportedTokens, int factsFound, int factsTotal,
-                         List<String> missingFacts, TokenReport report) {
+                         List<String> missingFacts, TokenAccounting.Report report) {
 
         public Result {
             tokens = tokens.clone();

@@ -48,6 +48,8 @@ final class SessionMemory {
     private final SessionKey turnKey;
     private volatile long firstRetained = -1;
     private volatile boolean tagged;
+    // where this memory last knew a chunked window to start, so the state is read only when it moves
+    private volatile long anchor = Long.MIN_VALUE;
 
     SessionMemory(Object id, MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
         this.id = Objects.requireNonNull(id, "id");
@@ -331,6 +333,9 @@ final class SessionMemory {
 
     /** Tells the listener about the view (and its overflow, if any), and applies retention below what it shows. */
     void afterView(View view) {
+        if (view.limit().isChunked()) {
+            keepAnchor(view);
+        }
         if (accounting != null) {
             accounting.bind(sessionId, strategy);
         }
@@ -341,6 +346,31 @@ final class SessionMemory {
         if (view.firstIndex() >= 0) {
             retain(view.firstIndex());
         }
+    }
+
+    /**
+     * Stores where a chunked window now starts, when that moved, so every memory of the session (other
+     * instances, after a restart) shows the same prefix. A lost race is fine: the next view retries.
+     */
+    private void keepAnchor(View view) {
+        long cut = view.cutIndex();
+        if (cut < 0 || cut == anchor) {
+            return;
+        }
+        String key = view.limit().anchorKey();
+        SessionState state = store.state(sessionId);
+        anchor = cut;
+        if (Records.longAttribute(state, key, -1) == cut) {
+            return;
+        }
+        Map<String, String> attributes = new HashMap<>(state.attributes());
+        attributes.put(key, Long.toString(cut));
+        try {
+            store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes));
+        } catch (StoreException e) {
+            LOG.warn("could not store where the window of chat memory {} starts; the next view retries", sessionId, e);
+        }
+        cache.remove(this);
     }
 
     /** The view's size in tokens from stored counts (its own when it counted tokens), or -1 without counts. */

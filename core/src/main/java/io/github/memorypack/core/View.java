@@ -21,9 +21,15 @@ final class View {
     private final boolean needsOlderEntries;
     private final ChatMessage summaryMessage;
     private final Tail tail;
+    private final long cutIndex;
 
     View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail) {
+        this(messages, sources, limit, size, turns, firstIndex, needsOlderEntries, summaryMessage, tail, firstIndex);
+    }
+
+    View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
+         boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail, long cutIndex) {
         this.messages = messages;
         this.sources = sources;
         this.limit = limit;
@@ -33,6 +39,15 @@ final class View {
         this.needsOlderEntries = needsOlderEntries;
         this.summaryMessage = summaryMessage;
         this.tail = tail;
+        this.cutIndex = cutIndex;
+    }
+
+    /**
+     * Log index where the run of shown turns that ends with the newest one starts (older open turns
+     * may be shown too); -1 when the view shows no turn. A chunked window keeps it as its anchor.
+     */
+    long cutIndex() {
+        return cutIndex;
     }
 
     /** What {@link ViewRules#extend} needs to extend this view; null when it cannot be extended. */

@@ -11,16 +11,47 @@ import java.util.Objects;
 final class ViewLimit {
 
 
-    private static final ViewLimit NONE = new ViewLimit(null, Integer.MAX_VALUE, false);
+    private static final ViewLimit NONE = new ViewLimit(null, Integer.MAX_VALUE, false, Integer.MAX_VALUE);
 
     private final MemoryListener.Overflow.Unit unit;
     private final int value;
     private final boolean cuts;
+    // chunked eviction: when the view would pass value, it drops to low; otherwise low == value
+    private final int low;
 
-    private ViewLimit(MemoryListener.Overflow.Unit unit, int value, boolean cuts) {
+    private ViewLimit(MemoryListener.Overflow.Unit unit, int value, boolean cuts, int low) {
         this.unit = unit;
         this.value = value;
         this.cuts = cuts;
+        this.low = low;
+    }
+
+    private ViewLimit(MemoryListener.Overflow.Unit unit, int value, boolean cuts) {
+        this(unit, value, cuts, value);
+    }
+
+    /**
+     * This cutting limit with chunked eviction: the view keeps its start (it grows by appending) until
+     * it would pass the limit, then drops to at most {@code low} (at least the newest turn and open
+     * turns), so consecutive requests share their prefix.
+     */
+    ViewLimit chunked(int low) {
+        return new ViewLimit(unit, value, cuts, Math.max(0, Math.min(low, value)));
+    }
+
+    /** True if this limit evicts in chunks (see {@link #chunked}). */
+    boolean isChunked() {
+        return low < value;
+    }
+
+    /** What a chunked eviction drops to; the limit itself when eviction is not chunked. */
+    int low() {
+        return low;
+    }
+
+    /** The state attribute holding where a chunked window of this limit starts. */
+    String anchorKey() {
+        return "memory-pack.window-start." + unit.name().toLowerCase(java.util.Locale.ROOT) + "." + value + "." + low;
     }
 
     /** No limit: every turn is shown. */
@@ -99,16 +130,17 @@ final class ViewLimit {
             return false;
         }
         ViewLimit other = (ViewLimit) o;
-        return value == other.value && cuts == other.cuts && unit == other.unit;
+        return value == other.value && cuts == other.cuts && unit == other.unit && low == other.low;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(unit, value, cuts);
+        return Objects.hash(unit, value, cuts, low);
     }
 
     @Override
     public String toString() {
-        return unit == null ? "ViewLimit.none()" : "ViewLimit{" + (cuts ? "" : "report ") + unit + " " + value + '}';
+        return unit == null ? "ViewLimit.none()" : "ViewLimit{" + (cuts ? "" : "report ") + unit + " " + value
+                + (isChunked() ? ", chunks down to " + low : "") + '}';
     }
 }

@@ -144,7 +144,8 @@ final class ViewRules {
 
     /** Computes a view of a run of the log (see {@link Dialogue#of}). */
     View render(SessionState state, List<Entry> entries, boolean fromStart, ViewLimit limit, Dialogue.Context context) {
-        return select(Dialogue.of(state, entries, fromStart, context), state.version(), limit);
+        long anchor = limit.isChunked() ? Records.longAttribute(state, limit.anchorKey(), -1) : -1;
+        return select(Dialogue.of(state, entries, fromStart, context), state.version(), limit, anchor);
     }
 
     /**
@@ -160,6 +161,16 @@ final class ViewRules {
 
     /** Chooses the newest turns within the limit, every open turn, and the prelude when everything fits. */
     View select(Dialogue dialogue, long stateVersion, ViewLimit limit) {
+        return select(dialogue, stateVersion, limit, -1);
+    }
+
+    /**
+     * {@link #select} for a chunked limit whose window starts at log index {@code anchor} (-1: none
+     * yet): every closed turn from the anchor on is kept while everything fits in the limit; when it
+     * would not, the view drops to the newest turns within the limit's low mark, and its
+     * {@link View#cutIndex()} becomes the next anchor.
+     */
+    View select(Dialogue dialogue, long stateVersion, ViewLimit limit, long anchor) {
         Objects.requireNonNull(limit, "limit");
         List<ChatMessage> pinned = pinned(dialogue.system, dialogue.summary);
         ChatMessage summaryMessage = dialogue.summary == null ? null : pinned.get(pinned.size() - 1);
@@ -188,11 +199,35 @@ final class ViewRules {
                 }
             }
         }
-        for (int t = n - 2; t >= 0 && !stopped; t--) {
+        int budget = limit.value();
+        boolean anchored = false;
+        if (limit.isChunked() && limit.cuts() && anchor >= 0) {
+            long withAnchor = size;
+            for (int t = n - 2; t >= 0; t--) {
+                if (!selected[t] && turns.get(t).firstIndex >= anchor) {
+                    withAnchor += shown[t].size;
+                }
+            }
+            if (withAnchor <= limit.value()) {
+                anchored = true; // the window keeps its start: consecutive requests share their prefix
+                for (int t = n - 2; t >= 0; t--) {
+                    if (!selected[t] && turns.get(t).firstIndex >= anchor) {
+                        selected[t] = true;
+                        selectedCount++;
+                        size += shown[t].size;
+                    } else if (!selected[t]) {
+                        stopped = true;
+                    }
+                }
+            } else {
+                budget = limit.low(); // over the limit: drop a whole chunk
+            }
+        }
+        for (int t = n - 2; t >= 0 && !stopped && !anchored; t--) {
             if (selected[t]) {
                 continue;
             }
-            if (!limit.cuts() || size + shown[t].size <= limit.value()) {
+            if (!limit.cuts() || size + shown[t].size <= budget) {
                 selected[t] = true;
                 selectedCount++;
                 size += shown[t].size;
@@ -203,7 +238,7 @@ final class ViewRules {
         Shown prelude = null;
         if (dialogue.prelude != null && dialogue.reachesStart && !stopped) {
             Shown p = shown(dialogue.prelude, limit);
-            if (!limit.cuts() || size + p.size <= limit.value()) {
+            if (!limit.cuts() || size + p.size <= budget) {
                 prelude = p;
                 size += countTurns ? 0 : p.size;
             }
@@ -247,6 +282,17 @@ final class ViewRules {
             }
         }
         boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.withinHorizon);
+        // where the contiguous run of shown turns that ends with the newest starts: a chunked window's anchor
+        long cutIndex = -1;
+        if (prelude != null) {
+            cutIndex = dialogue.startIndex;
+        } else if (n > 0) {
+            int t0 = n - 1;
+            while (t0 > 0 && selected[t0 - 1]) {
+                t0--;
+            }
+            cutIndex = turns.get(t0).firstIndex;
+        }
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
 
         View.Tail tail = null;
@@ -264,7 +310,7 @@ final class ViewRules {
                     List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
-                selectedCount, firstIndex, needsOlder, summaryMessage, tail);
+                selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex);
     }
 
     /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */
@@ -433,8 +479,10 @@ final class ViewRules {
         }
         int firstTurn = turnFrom;
         long size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
-        // only the newest turn can be open here, so every turn this evicts is closed
-        while (limit.cuts() && turnFrom < turnTo - 1 && size > limit.value()) {
+        // only the newest turn can be open here, so every turn this evicts is closed; a chunked limit,
+        // once passed, drops to its low mark
+        int target = limit.isChunked() && size > limit.value() ? limit.low() : limit.value();
+        while (limit.cuts() && turnFrom < turnTo - 1 && size > target) {
             turnFrom++;
             size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
         }
@@ -446,7 +494,8 @@ final class ViewRules {
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
         boolean needsOlder = previous.needsOlderEntries() && turnFrom == firstTurn;
         return Optional.of(new View(messages, sources, limit, viewSize, turnTo - turnFrom,
-                track.turnFirstIndices[turnFrom], needsOlder, previous.summaryMessage(), next));
+                track.turnFirstIndices[turnFrom], needsOlder, previous.summaryMessage(), next,
+                track.turnFirstIndices[turnFrom]));
     }
 
     private static ToolExecutionResultMessage preview(ToolExecutionResultMessage result, int tokens) {

@@ -46,19 +46,25 @@ import java.util.function.Function;
  */
 public final class WindowChatMemory implements ChatMemory {
 
+    /** What {@link Builder#chunkedEviction()} drops to, as a share of the limit. */
+    public static final double DEFAULT_LOW_WATERMARK = 0.6;
+
     /** How many entries a token window reads first; later reads start from what the last one needed. */
     static final int FIRST_TOKEN_READ = 64;
 
     private final MemoryEngine engine;
     private final MemoryListener.Overflow.Unit unit;
     private final Function<Object, Integer> limit;
+    private final double lowWatermark;
     private volatile ViewLimit lastLimit;
 
-    private WindowChatMemory(MemorySettings settings, MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
+    private WindowChatMemory(MemorySettings settings, MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit,
+                             double lowWatermark) {
         ViewRules rules = settings.rules();
         SessionMemory memory = settings.sessionMemory(rules, unit == MemoryListener.Overflow.Unit.TOKENS, "window");
         this.unit = unit;
         this.limit = limit;
+        this.lowWatermark = lowWatermark;
         this.engine = new MemoryEngine(memory, this::view, null);
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
@@ -154,6 +160,9 @@ public final class WindowChatMemory implements ChatMemory {
         ViewLimit last = lastLimit;
         if (last == null || last.value() != value) {
             last = ViewLimit.of(unit, value);
+            if (lowWatermark < 1) {
+                last = last.chunked((int) Math.floor(value * lowWatermark));
+            }
             lastLimit = last;
         }
         return last; // the same object while the limit stays the same: nothing to allocate or compare per turn
@@ -175,6 +184,7 @@ public final class WindowChatMemory implements ChatMemory {
         private MemoryListener.Overflow.Unit unit;
         private Function<Object, Integer> limit;
         private int limitsSet;
+        private double lowWatermark = 1.0;
 
         private Builder() {
         }
@@ -237,6 +247,31 @@ public final class WindowChatMemory implements ChatMemory {
         public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens, TokenCountEstimator tokenizer) {
             tokenizer(tokenizer);
             return dynamic(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
+        }
+
+        /**
+         * Evicts in chunks, for prompt caches: the window keeps its start and grows by appending until
+         * it would pass the limit, then drops to {@value #DEFAULT_LOW_WATERMARK} of it (whole turns)
+         * and grows again. Consecutive requests then share their prefix, which OpenAI and Anthropic
+         * bill at a fraction of the price; a sliding window (the default, as LangChain4j's) changes
+         * everything after the system message on every request. Where the window starts is kept in
+         * the session state, so every instance and a restarted one keep the same prefix.
+         */
+        public Builder chunkedEviction() {
+            return chunkedEviction(DEFAULT_LOW_WATERMARK);
+        }
+
+        /**
+         * {@link #chunkedEviction()} dropping to {@code lowWatermark} of the limit.
+         *
+         * @throws IllegalArgumentException unless {@code 0 <= lowWatermark < 1}
+         */
+        public Builder chunkedEviction(double lowWatermark) {
+            if (!(lowWatermark >= 0 && lowWatermark < 1)) {
+                throw new IllegalArgumentException("lowWatermark must be >= 0 and < 1, was " + lowWatermark);
+            }
+            this.lowWatermark = lowWatermark;
+            return this;
         }
 
         /**
@@ -343,7 +378,7 @@ public final class WindowChatMemory implements ChatMemory {
          */
         public WindowChatMemory build() {
             checkOneLimit();
-            return new WindowChatMemory(settings, unit, limit);
+            return new WindowChatMemory(settings, unit, limit, lowWatermark);
         }
 
         /**
@@ -357,7 +392,8 @@ public final class WindowChatMemory implements ChatMemory {
             MemorySettings snapshot = settings.copy();
             MemoryListener.Overflow.Unit providerUnit = unit;
             Function<Object, Integer> providerLimit = limit;
-            return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit);
+            double low = lowWatermark;
+            return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit, low);
         }
 
         private void checkOneLimit() {

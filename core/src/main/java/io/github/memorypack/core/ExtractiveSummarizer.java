@@ -57,8 +57,9 @@ public final class ExtractiveSummarizer implements Summarizer {
 
     private final int maxSummaryTokens;
     private final TokenCountEstimator tokenizer;
-    // rendered line -> {score without bonus, token cost}: each line is scored and counted once
-    private final Map<String, double[]> scored = new ConcurrentHashMap<>();
+    // each sentence is scored once and each rendered line counted once (a summary's lines come back every fold)
+    private final Map<String, Double> scores = new ConcurrentHashMap<>();
+    private final Map<String, Integer> costs = new ConcurrentHashMap<>();
 
     private ExtractiveSummarizer(Builder builder) {
         this.maxSummaryTokens = builder.maxSummaryTokens;
@@ -131,15 +132,13 @@ public final class ExtractiveSummarizer implements Summarizer {
 
     private void add(List<Candidate> candidates, Set<String> seen, String rendered, String text, double bonus) {
         if (seen.add(rendered.toLowerCase(Locale.ROOT))) {
-            double[] known = scored.get(rendered);
-            if (known == null) {
-                if (scored.size() >= SCORED_LINES) {
-                    scored.clear();
-                }
-                known = new double[] {score(text), tokenizer.estimateTokenCountInText(rendered + "\n")};
-                scored.put(rendered, known);
+            if (scores.size() >= SCORED_LINES || costs.size() >= SCORED_LINES) {
+                scores.clear();
+                costs.clear();
             }
-            candidates.add(new Candidate(rendered, known[0] + bonus, candidates.size(), (int) known[1]));
+            double score = scores.computeIfAbsent(text, ExtractiveSummarizer::score);
+            int cost = costs.computeIfAbsent(rendered, line -> tokenizer.estimateTokenCountInText(line + "\n"));
+            candidates.add(new Candidate(rendered, score + bonus, candidates.size(), cost));
         }
     }
 

@@ -54,10 +54,10 @@ public final class Comparison {
      * @param offline      {@code offline=true}: ignore {@code OPENAI_API_KEY}
      */
     public record Options(List<Strategy> strategies, Strategy.Limits limits, Path conversation, int maxTurns,
-                          StoreKind store, Path out, boolean offline) {
+                          StoreKind store, Path out, boolean offline, double cachedPrice) {
 
         static final List<String> KEYS = List.of("strategies", "window", "maxTokens", "summaryTokens", "conversation",
-                "turns", "store", "out", "offline");
+                "turns", "store", "out", "offline", "cachedPrice");
 
         public Options {
             strategies = List.copyOf(strategies);
@@ -66,6 +66,10 @@ public final class Comparison {
             }
             if (maxTurns < 0) {
                 throw new IllegalArgumentException("turns must be >= 0 (0 = all), was " + maxTurns);
+            }
+            if (!(cachedPrice > 0 && cachedPrice <= 1)) {
+                throw new IllegalArgumentException("cachedPrice must be > 0 and <= 1 (0.1, 0.25, 0.5...), was "
+                        + cachedPrice);
             }
         }
 
@@ -104,7 +108,20 @@ public final class Comparison {
                     number(values, "turns", 0),
                     StoreKind.of(values.getOrDefault("store", StoreKind.FILE.label())),
                     Path.of(out),
-                    Boolean.parseBoolean(values.getOrDefault("offline", "false")));
+                    Boolean.parseBoolean(values.getOrDefault("offline", "false")),
+                    decimal(values, "cachedPrice", ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR));
+        }
+
+        private static double decimal(Map<String, String> values, String key, double fallback) {
+            String value = values.get(key);
+            if (value == null) {
+                return fallback;
+            }
+            try {
+                return Double.parseDouble(value.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + " must be a number, was '" + value + "'", e);
+            }
         }
 
         private static int number(Map<String, String> values, String key, int fallback) {
@@ -172,11 +189,13 @@ public final class Comparison {
             console.printf(Locale.ROOT, "  %s done in %.1f s%n", result.strategy(), (System.nanoTime() - started) / 1e9);
             results.add(result);
         }
-        ComparisonReport report = ComparisonReport.write(options.out(), mode, conversation, options.store(), results);
+        ComparisonReport report = ComparisonReport.write(options.out(), mode, conversation, options.store(), results,
+                options.cachedPrice());
         console.println();
         console.println(report.table());
-        console.printf("Wrote %s%n      %s%n      %s%n", report.tableFile().toAbsolutePath(),
-                report.chartFile().toAbsolutePath(), report.htmlFile().toAbsolutePath());
+        console.printf("Wrote %s%n      %s%n      %s%n      %s%n", report.tableFile().toAbsolutePath(),
+                report.chartFile().toAbsolutePath(), report.costChartFile().toAbsolutePath(),
+                report.htmlFile().toAbsolutePath());
         return report;
     }
 

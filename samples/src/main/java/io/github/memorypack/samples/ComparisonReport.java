@@ -28,10 +28,13 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * @param htmlFile  where the HTML report was written
  */
 public record ComparisonReport(List<Replay.Result> results, String header, String table, Path tableFile,
-                               Path chartFile, Path htmlFile) {
+                               Path chartFile, Path htmlFile, Path costChartFile, double cachedPriceFactor) {
 
     public static final String TABLE_FILE = "comparison.md";
     public static final String CHART_FILE = "tokens-per-request.png";
+    public static final String COST_CHART_FILE = "effective-cost-per-request.png";
+    /** What cached input tokens cost by default, as a share of uncached ones (Anthropic's and OpenAI's newest models). */
+    public static final double DEFAULT_CACHED_PRICE_FACTOR = 0.1;
     public static final String HTML_FILE = "report.html";
     public static final int CHART_WIDTH = 1000;
     public static final int CHART_HEIGHT = 560;
@@ -39,12 +42,16 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
     /** The table's columns, in order. */
     public static final List<String> COLUMNS = List.of("strategy", "requests", "mean tokens/request",
             "p95", "max", "total tokens", "% of buffer", "summarizer calls", "summarizer tokens",
-            "total incl. summarizer", "probe facts in context");
+            "total incl. summarizer", "probe facts in context", "cached-prefix share", "effective input tokens",
+            "effective % of buffer");
     /** The extra column when a real model reported its token usage. */
     public static final String REPORTED_COLUMN = "provider-reported input tokens";
+    /** The extra column when a real model reported cached input tokens. */
+    public static final String REPORTED_CACHED_COLUMN = "provider-reported cached tokens";
 
     private static final Color[] COLORS = {new Color(0xD6, 0x27, 0x28), new Color(0x1F, 0x77, 0xB4),
-        new Color(0x2C, 0xA0, 0x2C), new Color(0xFF, 0x7F, 0x0E), new Color(0x94, 0x67, 0xBD)};
+        new Color(0x2C, 0xA0, 0x2C), new Color(0xFF, 0x7F, 0x0E), new Color(0x94, 0x67, 0xBD),
+        new Color(0x8C, 0x56, 0x4B), new Color(0xE3, 0x77, 0xC2), new Color(0x17, 0xBE, 0xCF)};
 
     public ComparisonReport {
         results = List.copyOf(results);
@@ -52,10 +59,11 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
 
     /** Builds the table, chart and page for {@code results} and writes them into {@code folder}. */
     static ComparisonReport write(Path folder, String mode, Conversation conversation, StoreKind store,
-                                  List<Replay.Result> results) {
-        String header = String.format(Locale.ROOT, "%s — %d turns in %d sittings, store: %s", mode,
-                conversation.turns().size(), conversation.sittings().size(), store.label());
-        String table = table(results);
+                                  List<Replay.Result> results, double cachedPriceFactor) {
+        String header = String.format(Locale.ROOT, "%s — %d turns in %d sittings, store: %s; cached input tokens"
+                        + " priced at %.2f of uncached ones", mode, conversation.turns().size(),
+                conversation.sittings().size(), store.label(), cachedPriceFactor);
+        String table = table(results, cachedPriceFactor);
         try {
             Files.createDirectories(folder);
             Path tableFile = folder.resolve(TABLE_FILE);
@@ -64,9 +72,14 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
             try (OutputStream out = Files.newOutputStream(chartFile)) {
                 BitmapEncoder.saveBitmap(chart(results), out, BitmapEncoder.BitmapFormat.PNG);
             }
+            Path costChartFile = folder.resolve(COST_CHART_FILE);
+            try (OutputStream out = Files.newOutputStream(costChartFile)) {
+                BitmapEncoder.saveBitmap(costChart(results, cachedPriceFactor), out, BitmapEncoder.BitmapFormat.PNG);
+            }
             Path htmlFile = folder.resolve(HTML_FILE);
-            Files.writeString(htmlFile, html(header, results), StandardCharsets.UTF_8);
-            return new ComparisonReport(results, header, table, tableFile, chartFile, htmlFile);
+            Files.writeString(htmlFile, html(header, results, cachedPriceFactor), StandardCharsets.UTF_8);
+            return new ComparisonReport(results, header, table, tableFile, chartFile, htmlFile, costChartFile,
+                    cachedPriceFactor);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report into " + folder, e);
         }
@@ -78,30 +91,41 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         if (results.stream().anyMatch(r -> r.reportedTotal() >= 0)) {
             columns.add(REPORTED_COLUMN);
         }
+        if (results.stream().anyMatch(r -> r.reportedCachedTotal() >= 0)) {
+            columns.add(REPORTED_CACHED_COLUMN);
+        }
         return columns;
     }
 
     /** One row per strategy, as the cells of {@link #columns}. */
-    static List<List<String>> rows(List<Replay.Result> results) {
-        long baseline = results.stream().filter(r -> r.strategy().equals(Strategy.BUFFER.label())).findFirst()
-                .orElse(results.get(0)).totalTokens();
+    static List<List<String>> rows(List<Replay.Result> results, double cachedPriceFactor) {
+        Replay.Result buffer = results.stream().filter(r -> r.strategy().equals(Strategy.BUFFER.label())).findFirst()
+                .orElse(results.get(0));
+        long baseline = buffer.totalTokens();
+        double effectiveBaseline = buffer.effectiveTokens(cachedPriceFactor);
         boolean reported = columns(results).contains(REPORTED_COLUMN);
+        boolean reportedCached = columns(results).contains(REPORTED_CACHED_COLUMN);
         List<List<String>> rows = new ArrayList<>();
         for (Replay.Result r : results) {
             List<String> row = new ArrayList<>(List.of(r.strategy(), number(r.requests()),
                     number(Math.round(r.meanTokens())), number(r.p95Tokens()), number(r.maxTokens()),
                     number(r.totalTokens()), String.format(Locale.ROOT, "%.1f%%", 100.0 * r.totalTokens() / baseline),
                     number(r.summarizerCalls()), number(r.summarizerTokens()), number(r.allTokens()),
-                    r.factsFound() + "/" + r.factsTotal()));
+                    r.factsFound() + "/" + r.factsTotal(), String.format(Locale.ROOT, "%.1f%%", 100 * r.cachedShare()),
+                    number(Math.round(r.effectiveTokens(cachedPriceFactor))),
+                    String.format(Locale.ROOT, "%.1f%%", 100 * r.effectiveTokens(cachedPriceFactor) / effectiveBaseline)));
             if (reported) {
                 row.add(r.reportedTotal() < 0 ? "-" : number(r.reportedTotal()));
+            }
+            if (reportedCached) {
+                row.add(r.reportedCachedTotal() < 0 ? "-" : number(r.reportedCachedTotal()));
             }
             rows.add(List.copyOf(row));
         }
         return rows;
     }
 
-    static String table(List<Replay.Result> results) {
+    static String table(List<Replay.Result> results, double cachedPriceFactor) {
         List<String> columns = columns(results);
         StringBuilder out = new StringBuilder();
         out.append("| ").append(String.join(" | ", columns)).append(" |\n|");
@@ -109,7 +133,7 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
             out.append(i == 0 ? "---|" : "---:|");
         }
         out.append('\n');
-        for (List<String> row : rows(results)) {
+        for (List<String> row : rows(results, cachedPriceFactor)) {
             out.append("| ").append(String.join(" | ", row)).append(" |\n");
         }
         return out.toString();
@@ -139,7 +163,37 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         return chart;
     }
 
-    static String html(String header, List<Replay.Result> results) {
+    /**
+     * What each request costs in uncached-token units (uncached + factor x cached): the effective-cost
+     * view, one line per strategy.
+     */
+    static XYChart costChart(List<Replay.Result> results, double cachedPriceFactor) {
+        XYChart chart = new XYChartBuilder().width(CHART_WIDTH).height(CHART_HEIGHT)
+                .title(String.format(Locale.ROOT, "Effective input cost per request (cached tokens at %.2f)",
+                        cachedPriceFactor))
+                .xAxisTitle("request (turn)").yAxisTitle("uncached-token equivalents (log scale)").build();
+        chart.getStyler().setYAxisLogarithmic(true);
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setPlotGridLinesColor(new Color(0xE0, 0xE0, 0xE0));
+        chart.getStyler().setAntiAlias(true);
+        chart.getStyler().setXAxisTickMarkSpacingHint(80);
+        for (int s = 0; s < results.size(); s++) {
+            int[] tokens = results.get(s).tokens();
+            int[] cached = results.get(s).cachedTokens();
+            double[] x = new double[tokens.length];
+            double[] y = new double[tokens.length];
+            for (int i = 0; i < tokens.length; i++) {
+                x[i] = i + 1;
+                y[i] = Math.max(1, tokens[i] - cached[i] + cachedPriceFactor * cached[i]);
+            }
+            chart.addSeries(results.get(s).strategy(), x, y).setMarker(SeriesMarkers.NONE)
+                    .setLineColor(COLORS[s % COLORS.length]);
+        }
+        return chart;
+    }
+
+    static String html(String header, List<Replay.Result> results, double cachedPriceFactor) {
         StringBuilder html = new StringBuilder("""
                 <!DOCTYPE html>
                 <html lang="en"><head><meta charset="utf-8"><title>Memory Pack token-usage comparison</title>
@@ -153,7 +207,7 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
             html.append("<th>").append(escape(column)).append("</th>");
         }
         html.append("</tr>\n");
-        for (List<String> row : rows(results)) {
+        for (List<String> row : rows(results, cachedPriceFactor)) {
             html.append("<tr>");
             for (int i = 0; i < row.size(); i++) {
                 html.append(i == 0 ? "<td>" : "<td class=\"n\">").append(escape(row.get(i))).append("</td>");
@@ -163,6 +217,12 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         html.append("</table>\n<p><img src=\"").append(CHART_FILE).append("\" width=\"").append(CHART_WIDTH)
                 .append("\" height=\"").append(CHART_HEIGHT)
                 .append("\" alt=\"prompt tokens per request, one line per strategy\"></p>\n");
+        html.append("<p><img src=\"").append(COST_CHART_FILE).append("\" width=\"").append(CHART_WIDTH)
+                .append("\" height=\"").append(CHART_HEIGHT)
+                .append("\" alt=\"effective input cost per request, one line per strategy\"></p>\n");
+        html.append("<p>The cached-prefix share is the part of each request's prompt that repeats the previous"
+                + " request's, in whole blocks of 128 tokens from 1,024 on, as OpenAI's prompt cache serves it;"
+                + " effective input tokens price those cached tokens at the factor above.</p>\n");
         html.append("<p>Tokens are the prompt tokens of each request (our estimate). Probe facts are the "
                 + "probe answers' facts found in the request the model receives at that probe.</p>\n");
         for (Replay.Result r : results) {

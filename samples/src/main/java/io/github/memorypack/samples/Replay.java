@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -39,6 +40,10 @@ public final class Replay {
             "You are a friendly travel planner. Keep the traveller's preferences and constraints in mind.");
     /** The session id the replayed user talks under. */
     public static final String SESSION = "ana";
+    /** A prompt cache serves a shared prefix in blocks of this many tokens (OpenAI). */
+    public static final int CACHE_BLOCK = 128;
+    /** A prompt cache serves nothing of a prefix shorter than this (OpenAI). */
+    public static final int CACHE_MINIMUM = 1_024;
 
     private Replay() {
     }
@@ -63,14 +68,57 @@ public final class Replay {
      * @param factsTotal       probe facts asked for
      * @param missingFacts     the probe facts not present
      * @param report           the ledger: requests, summarizer calls and tokens
+     * @param cachedTokens     estimated prompt tokens of each request a provider's prompt cache would
+     *                         serve: the prefix it shares with the previous request, in whole blocks of
+     *                         {@value #CACHE_BLOCK} tokens, once that is at least {@value #CACHE_MINIMUM}
+     *                         tokens (how OpenAI caches)
+     * @param reportedCachedTokens provider-reported cached input tokens of each request, {@code -1} where none
      */
     public record Result(String strategy, int[] tokens, int[] reportedTokens, int factsFound, int factsTotal,
-                         List<String> missingFacts, TokenAccounting.Report report) {
+                         List<String> missingFacts, TokenAccounting.Report report, int[] cachedTokens,
+                         int[] reportedCachedTokens) {
 
         public Result {
             tokens = tokens.clone();
             reportedTokens = reportedTokens.clone();
             missingFacts = List.copyOf(missingFacts);
+            cachedTokens = cachedTokens.clone();
+            reportedCachedTokens = reportedCachedTokens.clone();
+        }
+
+        @Override
+        public int[] cachedTokens() {
+            return cachedTokens.clone();
+        }
+
+        @Override
+        public int[] reportedCachedTokens() {
+            return reportedCachedTokens.clone();
+        }
+
+        /** Prompt tokens a prompt cache would serve, over all requests (estimated). */
+        public long cachedTotal() {
+            return Arrays.stream(cachedTokens).asLongStream().sum();
+        }
+
+        /** {@link #cachedTotal()} as a share of all prompt tokens. */
+        public double cachedShare() {
+            long total = totalTokens();
+            return total == 0 ? 0 : (double) cachedTotal() / total;
+        }
+
+        /**
+         * What the prompts cost in uncached-token units when cached tokens are billed at
+         * {@code cachedPriceFactor} of the price: uncached + factor x cached.
+         */
+        public double effectiveTokens(double cachedPriceFactor) {
+            return totalTokens() - cachedTotal() + cachedPriceFactor * cachedTotal();
+        }
+
+        /** Provider-reported cached input tokens, or {@code -1} when no request reported them. */
+        public long reportedCachedTotal() {
+            long sum = Arrays.stream(reportedCachedTokens).filter(t -> t >= 0).asLongStream().sum();
+            return Arrays.stream(reportedCachedTokens).anyMatch(t -> t >= 0) ? sum : -1;
         }
 
         @Override
@@ -146,6 +194,9 @@ public final class Replay {
         int total = conversation.turns().size();
         int[] tokens = new int[total];
         int[] reported = new int[total];
+        int[] cached = new int[total];
+        int[] reportedCached = new int[total];
+        List<ChatMessage> previous = List.of();
         List<String> missing = new ArrayList<>();
         int found = 0;
         int asked = 0;
@@ -159,9 +210,19 @@ public final class Replay {
                 List<ChatMessage> request = new ArrayList<>(memory.messages());
                 request.add(user);
                 int estimate = Tokenizers.TOKENS_PER_REPLY;
-                for (ChatMessage message : request) {
-                    estimate += counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
+                int shared = 0;
+                boolean sharing = true;
+                for (int i = 0; i < request.size(); i++) {
+                    ChatMessage message = request.get(i);
+                    int count = counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
+                    estimate += count;
+                    sharing = sharing && i < previous.size() && previous.get(i).equals(message);
+                    if (sharing) {
+                        shared += count;
+                    }
                 }
+                cached[done] = cacheable(shared);
+                previous = request;
                 AiMessage reply;
                 TokenUsage usage = null;
                 if (model == null) {
@@ -174,6 +235,9 @@ public final class Replay {
                 accounting.recordRequest(memory.id(), estimate, usage);
                 tokens[done] = estimate;
                 reported[done] = usage == null || usage.inputTokenCount() == null ? -1 : usage.inputTokenCount();
+                reportedCached[done] = usage instanceof OpenAiTokenUsage openAi && openAi.inputTokensDetails() != null
+                        && openAi.inputTokensDetails().cachedTokens() != null
+                        ? openAi.inputTokensDetails().cachedTokens() : -1;
                 String text = textOf(request);
                 for (String fact : turn.facts()) {
                     asked++;
@@ -189,7 +253,13 @@ public final class Replay {
                 progress.turnDone(name, done, total);
             }
         }
-        return new Result(name, tokens, reported, found, asked, missing, accounting.report(memory.id()));
+        return new Result(name, tokens, reported, found, asked, missing, accounting.report(memory.id()), cached,
+                reportedCached);
+    }
+
+    /** The part of a shared prefix a prompt cache serves: whole blocks, and nothing below the minimum. */
+    static int cacheable(int sharedTokens) {
+        return sharedTokens < CACHE_MINIMUM ? 0 : sharedTokens / CACHE_BLOCK * CACHE_BLOCK;
     }
 
     /** The text a model would read in {@code request}: system, user and AI text, one message a line. */

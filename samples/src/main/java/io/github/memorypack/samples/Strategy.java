@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The four memory strategies the samples compare, built the same way everywhere: one session id,
+ * The memory strategies the samples compare, built the same way everywhere: one session id,
  * one store, one tokenizer, and for the summarizing ones one summarizer and one token ledger.
  */
 public enum Strategy {
@@ -23,6 +23,10 @@ public enum Strategy {
     BUFFER("buffer"),
     /** The last {@link Limits#windowMessages()} messages, cut at whole turns. */
     WINDOW("window"),
+    /** The last {@link Limits#maxTokens()} tokens, sliding (LangChain4j's eviction). */
+    WINDOW_TOKENS("window-tokens"),
+    /** The last {@link Limits#maxTokens()} tokens, evicted in chunks for prompt caches. */
+    WINDOW_CHUNKED("window-chunked"),
     /** A running summary, folded after every turn, plus the turn not yet folded. */
     SUMMARY("summary"),
     /** Recent turns verbatim up to {@link Limits#maxTokens()}, older ones folded into a summary. */
@@ -49,6 +53,8 @@ public enum Strategy {
         return switch (this) {
             case BUFFER -> label;
             case WINDOW -> label + " (" + limits.windowMessages() + " messages)";
+            case WINDOW_TOKENS -> label + " (" + limits.maxTokens() + ", sliding)";
+            case WINDOW_CHUNKED -> label + " (" + limits.maxTokens() + ", chunked)";
             case SUMMARY -> label + " (cap " + limits.summaryTokens() + ")";
             case SUMMARY_BUFFER -> label + " (" + limits.maxTokens() + " tokens)";
         };
@@ -76,6 +82,10 @@ public enum Strategy {
             case BUFFER -> BufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer).provider();
             case WINDOW -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .maxMessages(limits.windowMessages()).provider();
+            case WINDOW_TOKENS -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
+                    .maxTokens(limits.maxTokens()).provider();
+            case WINDOW_CHUNKED -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
+                    .maxTokens(limits.maxTokens()).chunkedEviction().provider();
             case SUMMARY -> SummaryChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).tokenAccounting(accounting)
                     .provider();
@@ -116,7 +126,7 @@ public enum Strategy {
      * The limits of the strategies.
      *
      * @param windowMessages messages the window keeps
-     * @param maxTokens      summary-buffer's verbatim budget
+     * @param maxTokens      summary-buffer's verbatim budget, and the token windows' limit
      * @param summaryTokens  cap of every summary
      */
     public record Limits(int windowMessages, int maxTokens, int summaryTokens) {

@@ -74,8 +74,13 @@ class ComparisonTest {
         assertThat(buffer.get(6)).isEqualTo("100.0%");
         assertThat(buffer.get(10)).isEqualTo("4/4");
         assertThat(cells(lines.get(3)).get(10)).as("a 20-message window has forgotten the first turns").isEqualTo("0/4");
-        assertThat(cells(lines.get(5)).get(10)).as("summary-buffer keeps the facts").isEqualTo("4/4");
-        assertThat(number(cells(lines.get(5)).get(5))).isLessThan(number(buffer.get(5)));
+        int summaryBuffer = 2 + Strategy.SUMMARY_BUFFER.ordinal();
+        assertThat(cells(lines.get(summaryBuffer)).get(10)).as("summary-buffer keeps the facts").isEqualTo("4/4");
+        assertThat(number(cells(lines.get(summaryBuffer)).get(5))).isLessThan(number(buffer.get(5)));
+        // prompt caches: the chunked window shares far more of each request's prefix than the sliding one
+        double sliding = percent(cells(lines.get(2 + Strategy.WINDOW_TOKENS.ordinal())).get(11));
+        double chunked = percent(cells(lines.get(2 + Strategy.WINDOW_CHUNKED.ordinal())).get(11));
+        assertThat(chunked).isGreaterThan(sliding);
 
         // the files
         assertThat(Files.readString(report.tableFile())).isEqualTo(report.table());
@@ -85,7 +90,7 @@ class ComparisonTest {
         assertThat(chart.getHeight()).isEqualTo(ComparisonReport.CHART_HEIGHT);
         String html = Files.readString(report.htmlFile());
         assertThat(html).contains("<table id=\"comparison\">", "<img src=\"" + ComparisonReport.CHART_FILE + "\"");
-        for (List<String> row : ComparisonReport.rows(report.results())) {
+        for (List<String> row : ComparisonReport.rows(report.results(), ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR)) {
             assertThat(html).contains("<td>" + row.get(0) + "</td>", "<td class=\"n\">" + row.get(5) + "</td>");
         }
         assertThat(printed).contains("OFFLINE", report.table(), TURNS + 2 + "/" + (TURNS + 2) + " turns");
@@ -168,6 +173,10 @@ class ComparisonTest {
     private static List<String> cells(String row) {
         String inner = row.substring(2, row.length() - 2);
         return Arrays.stream(inner.split(" \\| ")).map(String::trim).toList();
+    }
+
+    private static double percent(String cell) {
+        return Double.parseDouble(cell.replace("%", ""));
     }
 
     private static long number(String cell) {

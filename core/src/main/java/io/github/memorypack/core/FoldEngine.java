@@ -103,7 +103,6 @@ final class FoldEngine {
         long from = start(state);
         Dialogue dialogue = memory.dialogueFrom(state, from);
         View view = memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
-        memory.afterView(view);
         TokenAccounting accounting = settings.accounting();
         if (accounting != null) {
             accounting.bind(memory.sessionId());

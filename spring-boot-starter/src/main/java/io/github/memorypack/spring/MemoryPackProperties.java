@@ -339,6 +339,12 @@ public class MemoryPackProperties {
         private String keyPrefix = "memory-pack:";
         /** Expire a session this long after its last write. Unset: never. */
         private Duration ttl;
+        /**
+         * How long a call keeps retrying while Redis does not answer (or a cluster reshards or fails
+         * over) before it fails. Unset: the store's default, 10 seconds. Also how long the health
+         * indicator takes to report a stopped server as down.
+         */
+        private Duration retryDuration;
 
         /** @return the key prefix; default {@code memory-pack:} */
         public String getKeyPrefix() {
@@ -358,6 +364,16 @@ public class MemoryPackProperties {
         /** @param ttl the time to live after the last write */
         public void setTtl(Duration ttl) {
             this.ttl = ttl;
+        }
+
+        /** @return the retry budget of one call, or {@code null} for the store's default */
+        public Duration getRetryDuration() {
+            return retryDuration;
+        }
+
+        /** @param retryDuration the retry budget of one call */
+        public void setRetryDuration(Duration retryDuration) {
+            this.retryDuration = retryDuration;
         }
     }
 

@@ -74,6 +74,9 @@ final class SessionStores {
             if (settings.getTtl() != null) {
                 builder.ttl(settings.getTtl());
             }
+            if (settings.getRetryDuration() != null) {
+                builder.retryDuration(settings.getRetryDuration());
+            }
             if (spring.getTimeout() != null) {
                 builder.socketTimeout(spring.getTimeout());
             }

@@ -20,6 +20,10 @@ import org.springframework.test.context.DynamicPropertySource;
         "memory-pack.store.type=file"})
 class FileStoreStarterTest extends StarterConversationTest {
 
+    FileStoreStarterTest() {
+        super("file", "summary-buffer", FileSessionStore.class);
+    }
+
     private static final Path DIRECTORY = temporaryDirectory();
 
     @DynamicPropertySource
@@ -33,21 +37,6 @@ class FileStoreStarterTest extends StarterConversationTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    @Override
-    String backend() {
-        return "file";
-    }
-
-    @Override
-    String strategy() {
-        return "summary-buffer";
-    }
-
-    @Override
-    Class<? extends SessionStore> storeType() {
-        return FileSessionStore.class;
     }
 
     @Override

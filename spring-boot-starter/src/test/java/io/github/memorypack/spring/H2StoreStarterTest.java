@@ -18,19 +18,8 @@ import org.springframework.boot.test.context.SpringBootTest;
         "spring.datasource.url=jdbc:h2:mem:starter;DB_CLOSE_DELAY=-1"})
 class H2StoreStarterTest extends StarterConversationTest {
 
-    @Override
-    String backend() {
-        return "jdbc";
-    }
-
-    @Override
-    String strategy() {
-        return "summary";
-    }
-
-    @Override
-    Class<? extends SessionStore> storeType() {
-        return JdbcSessionStore.class;
+    H2StoreStarterTest() {
+        super("jdbc", "summary", JdbcSessionStore.class);
     }
 
     @Override

@@ -23,6 +23,10 @@ import org.springframework.test.context.DynamicPropertySource;
         "memory-pack.store.jdbc.table-prefix=starter_"})
 class PostgresStoreStarterTest extends StarterConversationTest {
 
+    PostgresStoreStarterTest() {
+        super("jdbc", "buffer", JdbcSessionStore.class);
+    }
+
     private static final EmbeddedPostgres POSTGRES = start();
 
     private static EmbeddedPostgres start() {
@@ -45,21 +49,6 @@ class PostgresStoreStarterTest extends StarterConversationTest {
     @AfterAll
     static void stopPostgres() throws IOException {
         POSTGRES.close();
-    }
-
-    @Override
-    String backend() {
-        return "jdbc";
-    }
-
-    @Override
-    String strategy() {
-        return "buffer";
-    }
-
-    @Override
-    Class<? extends SessionStore> storeType() {
-        return JdbcSessionStore.class;
     }
 
     @Override

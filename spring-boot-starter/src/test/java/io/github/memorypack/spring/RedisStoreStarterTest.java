@@ -15,6 +15,10 @@ import org.springframework.test.context.DynamicPropertySource;
         "memory-pack.store.redis.key-prefix=starter-test:"})
 class RedisStoreStarterTest extends StarterConversationTest {
 
+    RedisStoreStarterTest() {
+        super("redis", "window", RedisSessionStore.class);
+    }
+
     private static final TestRedisServer REDIS = TestRedisServer.start();
 
     @DynamicPropertySource
@@ -28,18 +32,4 @@ class RedisStoreStarterTest extends StarterConversationTest {
         REDIS.close();
     }
 
-    @Override
-    String backend() {
-        return "redis";
-    }
-
-    @Override
-    String strategy() {
-        return "window";
-    }
-
-    @Override
-    Class<? extends SessionStore> storeType() {
-        return RedisSessionStore.class;
-    }
 }

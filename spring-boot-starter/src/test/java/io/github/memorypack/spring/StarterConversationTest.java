@@ -49,14 +49,20 @@ abstract class StarterConversationTest {
         properties.add("test.openai.base-url", () -> TestApplication.openAi().baseUrl());
     }
 
-    /** The {@code backend} tag of the store. */
-    abstract String backend();
+    private final String backend;
+    private final String strategy;
+    private final Class<? extends SessionStore> storeType;
 
-    /** The {@code strategy} tag of the memories. */
-    abstract String strategy();
-
-    /** The store class the properties select. */
-    abstract Class<? extends SessionStore> storeType();
+    /**
+     * @param backend   the {@code backend} tag of the store
+     * @param strategy  the {@code strategy} tag of the memories
+     * @param storeType the store class the properties select
+     */
+    StarterConversationTest(String backend, String strategy, Class<? extends SessionStore> storeType) {
+        this.backend = backend;
+        this.strategy = strategy;
+        this.storeType = storeType;
+    }
 
     /** Checks of one subclass, after the conversation. */
     void thenAlso(String ana) {
@@ -70,9 +76,9 @@ abstract class StarterConversationTest {
         String bob = "bob-" + UUID.randomUUID();
         Assistant assistant = AiServices.builder(Assistant.class).chatModel(server.model())
                 .chatMemoryProvider(provider).build();
-        double views = count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy()));
+        double views = count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy));
         double appends = timerCount(Search.in(registry).name(MemoryPackMetrics.STORE_OPERATIONS)
-                .tags("backend", backend(), "operation", "append", "outcome", "success"));
+                .tags("backend", backend, "operation", "append", "outcome", "success"));
 
         // when
         assistant.chat(ana, "My name is Ana.");
@@ -81,22 +87,22 @@ abstract class StarterConversationTest {
         assistant.chat(bob, "Hi, I am Bob.");
 
         // then: the model saw the earlier turn, and nothing of the other session
-        assertThat(store).isInstanceOf(storeType());
+        assertThat(store).isInstanceOf(storeType);
         assertThat(chatRequest(server, "user: Where do I live?")).contains("user: I live in Lyon.");
         assertThat(chatRequest(server, "user: Hi, I am Bob.")).noneMatch(line -> line.contains("Ana"))
                 .noneMatch(line -> line.contains("Lyon"));
         assertThat(store.getMessages(ana)).hasSize(6);
         // AiServices reads the memory once per request; each turn is two appends (question, answer)
-        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy())))
+        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy)))
                 .isEqualTo(views + 4);
-        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_TOKENS).tag("strategy", strategy())))
+        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_TOKENS).tag("strategy", strategy)))
                 .isPositive();
         assertThat(timerCount(Search.in(registry).name(MemoryPackMetrics.STORE_OPERATIONS)
-                .tags("backend", backend(), "operation", "append", "outcome", "success"))).isEqualTo(appends + 8);
+                .tags("backend", backend, "operation", "append", "outcome", "success"))).isEqualTo(appends + 8);
         assertThat(Search.in(registry).name(MemoryPackMetrics.STORE_ERRORS).counters()).isEmpty();
         Health status = health.health();
         assertThat(status.getStatus()).isEqualTo(Status.UP);
-        assertThat(status.getDetails()).containsEntry("store", storeType().getSimpleName());
+        assertThat(status.getDetails()).containsEntry("store", storeType.getSimpleName());
         thenAlso(ana);
     }
 

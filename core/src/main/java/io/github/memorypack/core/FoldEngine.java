@@ -102,9 +102,7 @@ final class FoldEngine {
         SessionState state = memory.state();
         long from = start(state);
         Dialogue dialogue = memory.dialogueFrom(state, from);
-        View view = memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
-        memory.afterView(view);
-        return view;
+        return memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
     }
 
     /**

@@ -84,7 +84,9 @@ final class MemoryEngine implements ChatMemory {
 
     @Override
     public void set(Iterable<ChatMessage> messages) {
-        memory.set(messages, view());
+        View current = view();
+        memory.afterView(current); // reported like a messages() call (MemoryListener#onView)
+        memory.set(messages, current);
     }
 
     @Override

@@ -1,0 +1,126 @@
+package io.github.memorypack.spring;
+
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import io.github.memorypack.core.MemoryListener;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.micrometer.MemoryPackMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configures Memory Pack from {@link MemoryPackProperties} ({@code memory-pack.*}):
+ * <ul>
+ *   <li>a {@link SessionStore} bean — in-memory, file, Redis (on Spring Boot's
+ *       {@code RedisConnectionDetails}, else {@code spring.data.redis.*}) or JDBC (on the application's
+ *       {@code DataSource}) — unless the application defines one;</li>
+ *   <li>a {@link ChatMemoryProvider} bean of the configured strategy on that store, unless the
+ *       application defines one: inject it into {@code AiServices.builder(…).chatMemoryProvider(…)}.
+ *       Every {@link MemoryListener} bean is attached to its memories;</li>
+ *   <li>with a Micrometer {@code MeterRegistry} bean and {@code memory-pack-micrometer} on the class
+ *       path: a {@link MemoryPackMetrics} bean (a listener, so the memories report to it) and the
+ *       provider's store timed by it ({@code memory-pack.metrics.enabled=false} turns this off);</li>
+ *   <li>with Spring Boot Actuator: a health indicator {@code memoryPack} that is up while the store
+ *       answers a read ({@code management.health.memorypack.enabled=false} turns it off).</li>
+ * </ul>
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"})
+@EnableConfigurationProperties(MemoryPackProperties.class)
+public class MemoryPackAutoConfiguration {
+
+    /** Created by Spring. */
+    public MemoryPackAutoConfiguration() {
+    }
+
+    /**
+     * The store of {@code memory-pack.store.type}.
+     *
+     * @param properties the {@code memory-pack.*} properties
+     * @param beans      where the {@code DataSource} and {@code RedisConnectionDetails} beans are found
+     * @param environment where {@code spring.data.redis.*} is read when there is no connection details bean
+     * @return the store; Spring closes it on shutdown when it can be closed
+     */
+    @Bean
+    @ConditionalOnMissingBean(SessionStore.class)
+    public SessionStore memoryPackSessionStore(MemoryPackProperties properties, ListableBeanFactory beans,
+                                               Environment environment) {
+        return SessionStores.create(properties, beans, environment);
+    }
+
+    /**
+     * A provider of memories of {@code memory-pack.strategy} on the store.
+     *
+     * @param properties the {@code memory-pack.*} properties
+     * @param store      the store bean
+     * @param listeners  every {@link MemoryListener} bean (the metrics among them)
+     * @param decorators wrappers applied to the store the memories use (the metrics' timing)
+     * @param beans      where the summarizer's {@code ChatModel} is found
+     * @return the provider
+     */
+    @Bean
+    @ConditionalOnMissingBean(ChatMemoryProvider.class)
+    public ChatMemoryProvider memoryPackChatMemoryProvider(MemoryPackProperties properties, SessionStore store,
+                                                           ObjectProvider<MemoryListener> listeners,
+                                                           ObjectProvider<StoreDecorator> decorators,
+                                                           ListableBeanFactory beans) {
+        SessionStore used = store;
+        for (StoreDecorator decorator : decorators.orderedStream().toList()) {
+            used = decorator.apply(used);
+        }
+        List<MemoryListener> all = listeners.orderedStream().toList();
+        return MemoryProviders.create(properties, used, all, beans);
+    }
+
+    /** Wraps the store the auto-configured memories use. */
+    interface StoreDecorator extends UnaryOperator<SessionStore> {
+    }
+
+    /** The Micrometer binding. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({MeterRegistry.class, MemoryPackMetrics.class})
+    @ConditionalOnBean(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = "memory-pack.metrics", name = "enabled", matchIfMissing = true)
+    static class MetricsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        MemoryPackMetrics memoryPackMetrics(MeterRegistry registry) {
+            return MemoryPackMetrics.of(registry);
+        }
+
+        @Bean
+        StoreDecorator memoryPackStoreTiming(MemoryPackMetrics metrics) {
+            return metrics::instrument;
+        }
+    }
+
+    /** The health indicator. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+    @ConditionalOnEnabledHealthIndicator("memorypack")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "memoryPackHealthIndicator")
+        HealthIndicator memoryPackHealthIndicator(SessionStore store) {
+            return new MemoryPackHealthIndicator(store);
+        }
+    }
+}

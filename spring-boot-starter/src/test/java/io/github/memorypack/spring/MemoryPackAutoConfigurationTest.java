@@ -1,0 +1,173 @@
+package io.github.memorypack.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.MemoryListener;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.core.SummaryChatMemory;
+import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.micrometer.MemoryPackMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** What the auto-configuration creates, and where it backs off, without servers. */
+class MemoryPackAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MemoryPackAutoConfiguration.class));
+
+    @Test
+    void should_create_a_window_of_20_messages_on_an_in_memory_store_when_no_property_is_set() {
+        runner.run(context -> {
+            assertThat(context).hasSingleBean(ChatMemoryProvider.class).hasSingleBean(SessionStore.class);
+            assertThat(context.getBean(SessionStore.class)).isInstanceOf(InMemorySessionStore.class);
+            ChatMemory memory = context.getBean(ChatMemoryProvider.class).get("ada");
+            assertThat(memory).isInstanceOf(WindowChatMemory.class);
+            for (int i = 0; i < 25; i++) {
+                memory.add(UserMessage.from("message " + i));
+            }
+            assertThat(memory.messages()).hasSize(20);
+            assertThat(context).doesNotHaveBean(MemoryPackMetrics.class);
+        });
+    }
+
+    @Test
+    void should_build_the_configured_strategy_when_memory_pack_strategy_is_set() {
+        runner.withPropertyValues("memory-pack.strategy=buffer").run(context ->
+                assertThat(context.getBean(ChatMemoryProvider.class).get("a")).isInstanceOf(BufferChatMemory.class));
+        runner.withPropertyValues("memory-pack.strategy=summary", "memory-pack.summarizer.extractive=true")
+                .run(context -> assertThat(context.getBean(ChatMemoryProvider.class).get("a"))
+                        .isInstanceOf(SummaryChatMemory.class));
+        runner.withPropertyValues("memory-pack.strategy=summary-buffer", "memory-pack.summary-buffer.max-buffer-tokens=500")
+                .withBean("cheap", ChatModel.class, () -> new EchoModel())
+                .run(context -> assertThat(context.getBean(ChatMemoryProvider.class).get("a"))
+                        .isInstanceOf(SummaryBufferChatMemory.class));
+    }
+
+    @Test
+    void should_fail_to_start_with_a_clear_message_when_a_summary_has_no_model() {
+        runner.withPropertyValues("memory-pack.strategy=summary-buffer").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("memory-pack.summarizer.model")
+                    .hasMessageContaining("memory-pack.summarizer.extractive=true");
+        });
+    }
+
+    @Test
+    void should_use_the_named_chat_model_when_summarizer_model_names_a_bean() {
+        runner.withPropertyValues("memory-pack.strategy=summary", "memory-pack.summarizer.model=cheap")
+                .withBean("main", ChatModel.class, () -> new EchoModel())
+                .withBean("cheap", ChatModel.class, () -> new EchoModel())
+                .run(context -> {
+                    ChatMemory memory = context.getBean(ChatMemoryProvider.class).get("ada");
+                    memory.add(UserMessage.from("I'm Ada."));
+                    memory.add(dev.langchain4j.data.message.AiMessage.from("Hello Ada."));
+                    memory.add(UserMessage.from("I live in Lyon."));
+                    memory.add(dev.langchain4j.data.message.AiMessage.from("Nice."));
+                    assertThat(((EchoModel) context.getBean("cheap")).calls).isEqualTo(1);
+                    assertThat(((EchoModel) context.getBean("main")).calls).isZero();
+                });
+    }
+
+    @Test
+    void should_fail_to_start_when_a_file_store_has_no_directory() {
+        runner.withPropertyValues("memory-pack.store.type=file").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("memory-pack.store.file.directory");
+        });
+    }
+
+    @Test
+    void should_back_off_when_the_application_defines_its_own_store_and_provider() {
+        SessionStore own = InMemorySessionStore.create();
+        ChatMemoryProvider provider = id -> MessageWindowChatMemory.withMaxMessages(5);
+        runner.withBean(SessionStore.class, () -> own).withBean(ChatMemoryProvider.class, () -> provider)
+                .run(context -> {
+                    assertThat(context.getBean(SessionStore.class)).isSameAs(own);
+                    assertThat(context.getBean(ChatMemoryProvider.class)).isSameAs(provider);
+                });
+    }
+
+    @Test
+    void should_attach_metrics_and_listener_beans_when_a_meter_registry_exists() {
+        List<MemoryListener.ViewShown> seen = new ArrayList<>();
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withBean(MemoryListener.class, () -> new MemoryListener() {
+                    @Override
+                    public void onView(ViewShown view) {
+                        seen.add(view);
+                    }
+                })
+                .run(context -> {
+                    assertThat(context).hasSingleBean(MemoryPackMetrics.class);
+                    context.getBean(ChatMemoryProvider.class).get("ada").messages();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", "window").summary().count())
+                            .isEqualTo(1);
+                    assertThat(registry.get(MemoryPackMetrics.STORE_OPERATIONS).tag("backend", "in-memory").timers())
+                            .isNotEmpty();
+                    assertThat(seen).hasSize(1);
+                });
+    }
+
+    @Test
+    void should_not_bind_metrics_when_disabled_or_when_micrometer_is_absent() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).withPropertyValues("memory-pack.metrics.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(MemoryPackMetrics.class));
+        runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class, MemoryPackMetrics.class))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ChatMemoryProvider.class));
+    }
+
+    @Test
+    void should_not_create_the_health_indicator_when_it_is_disabled() {
+        runner.withPropertyValues("management.health.memorypack.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean("memoryPackHealthIndicator"));
+        runner.run(context -> assertThat(context).hasBean("memoryPackHealthIndicator"));
+    }
+
+    @Test
+    void should_describe_every_property_for_ide_completion_when_metadata_is_generated() throws Exception {
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).isNotNull();
+            String metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(metadata).contains("\"memory-pack.strategy\"", "\"memory-pack.window.max-messages\"",
+                    "\"memory-pack.summary-buffer.max-buffer-tokens\"", "\"memory-pack.summarizer.model\"",
+                    "\"memory-pack.store.type\"", "\"memory-pack.store.file.directory\"",
+                    "\"memory-pack.store.jdbc.create-schema\"", "\"memory-pack.store.redis.key-prefix\"",
+                    "\"memory-pack.view-cache-size\"", "Budget of the verbatim turns",
+                    // merged from additional-spring-configuration-metadata.json
+                    "spring-bean-reference", "\"management.health.memorypack.enabled\"");
+        }
+    }
+
+    /** A model that answers with a fixed summary and counts its calls. */
+    static final class EchoModel implements ChatModel {
+        int calls;
+
+        @Override
+        public ChatResponse doChat(ChatRequest request) {
+            calls++;
+            return ChatResponse.builder().aiMessage(dev.langchain4j.data.message.AiMessage.from("Ada lives in Lyon."))
+                    .build();
+        }
+    }
+}

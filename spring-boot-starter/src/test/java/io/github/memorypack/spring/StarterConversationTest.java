@@ -1,0 +1,124 @@
+package io.github.memorypack.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+import dev.langchain4j.service.UserMessage;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.micrometer.MemoryPackMetrics;
+import io.github.memorypack.testkit.OpenAiTestServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * One conversation through {@code AiServices} (the real OpenAI client against a local server) with
+ * the auto-configured {@link ChatMemoryProvider}, in a context configured by properties only; each
+ * subclass is one store type and strategy. Checks what the model received, what the store holds,
+ * the meters and the health indicator.
+ */
+abstract class StarterConversationTest {
+
+    interface Assistant {
+        String chat(@MemoryId String user, @UserMessage String message);
+    }
+
+    @Autowired
+    ChatMemoryProvider provider;
+    @Autowired
+    SessionStore store;
+    @Autowired
+    MeterRegistry registry;
+    @Autowired
+    @Qualifier("memoryPackHealthIndicator")
+    HealthIndicator health;
+
+    @DynamicPropertySource
+    static void openAi(DynamicPropertyRegistry properties) {
+        properties.add("test.openai.base-url", () -> TestApplication.openAi().baseUrl());
+    }
+
+    private final String backend;
+    private final String strategy;
+    private final Class<? extends SessionStore> storeType;
+
+    /**
+     * @param backend   the {@code backend} tag of the store
+     * @param strategy  the {@code strategy} tag of the memories
+     * @param storeType the store class the properties select
+     */
+    StarterConversationTest(String backend, String strategy, Class<? extends SessionStore> storeType) {
+        this.backend = backend;
+        this.strategy = strategy;
+        this.storeType = storeType;
+    }
+
+    /** Checks of one subclass, after the conversation. */
+    void thenAlso(String ana) {
+    }
+
+    @Test
+    void should_carry_a_conversation_and_publish_meters_when_only_properties_are_set() {
+        // given: session ids no earlier run used (Redis and PostgreSQL may be shared servers)
+        OpenAiTestServer server = TestApplication.openAi();
+        String ana = "ana-" + UUID.randomUUID();
+        String bob = "bob-" + UUID.randomUUID();
+        Assistant assistant = AiServices.builder(Assistant.class).chatModel(server.model())
+                .chatMemoryProvider(provider).build();
+        double views = count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy));
+        double appends = timerCount(Search.in(registry).name(MemoryPackMetrics.STORE_OPERATIONS)
+                .tags("backend", backend, "operation", "append", "outcome", "success"));
+
+        // when
+        assistant.chat(ana, "My name is Ana.");
+        assistant.chat(ana, "I live in Lyon.");
+        assistant.chat(ana, "Where do I live?");
+        assistant.chat(bob, "Hi, I am Bob.");
+
+        // then: the model saw the earlier turn, and nothing of the other session
+        assertThat(store).isInstanceOf(storeType);
+        assertThat(chatRequest(server, "user: Where do I live?")).contains("user: I live in Lyon.");
+        assertThat(chatRequest(server, "user: Hi, I am Bob.")).noneMatch(line -> line.contains("Ana"))
+                .noneMatch(line -> line.contains("Lyon"));
+        assertThat(store.getMessages(ana)).hasSize(6);
+        // AiServices reads the memory once per request; each turn is two appends (question, answer)
+        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy)))
+                .isEqualTo(views + 4);
+        assertThat(count(Search.in(registry).name(MemoryPackMetrics.VIEW_TOKENS).tag("strategy", strategy)))
+                .isPositive();
+        assertThat(timerCount(Search.in(registry).name(MemoryPackMetrics.STORE_OPERATIONS)
+                .tags("backend", backend, "operation", "append", "outcome", "success"))).isEqualTo(appends + 8);
+        assertThat(Search.in(registry).name(MemoryPackMetrics.STORE_ERRORS).counters()).isEmpty();
+        Health status = health.health();
+        assertThat(status.getStatus()).isEqualTo(Status.UP);
+        assertThat(status.getDetails()).containsEntry("store", storeType.getSimpleName());
+        thenAlso(ana);
+    }
+
+    /** The history of the (last) chat request whose last line is {@code lastLine}. */
+    static List<String> chatRequest(OpenAiTestServer server, String lastLine) {
+        List<OpenAiTestServer.Request> matching = server.requests().stream()
+                .filter(r -> r.lastLine().equals(lastLine)).toList();
+        assertThat(matching).as("requests ending with %s", lastLine).isNotEmpty();
+        return matching.get(matching.size() - 1).history();
+    }
+
+    static double count(Search search) {
+        return search.summaries().stream().mapToDouble(s -> s.count()).sum();
+    }
+
+    static double timerCount(Search search) {
+        return search.timers().stream().mapToDouble(t -> t.count()).sum();
+    }
+}

@@ -1,0 +1,565 @@
+package io.github.memorypack.recall;
+
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionStore;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.LockObtainFailedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The recall index of one session: a Lucene index with one document per user or AI message that
+ * has text (its log index, its turn's index and id, the text for BM25 and, with a model, its
+ * embedding). It is derived from the log and only from the log: {@link #catchUp} brings it level
+ * with the store before every search, and anything that does not match the log (a deleted and
+ * re-created session, a replaced log, a damaged or foreign index) is thrown away and rebuilt.
+ *
+ * <p>Not thread-safe: callers hold {@link #lock} around every call.
+ */
+final class SessionIndex implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
+
+    /** Bumped when the document layout changes; an index of another format is rebuilt. */
+    static final String FORMAT = "1";
+    /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
+    static final int CANDIDATES = 40;
+    /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
+    static final int RRF_K = 60;
+    /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
+    static final int COMMIT_EVERY = 512;
+    private static final int READ_BATCH = 256;
+
+    private static final String ENTRY = "entry";
+    private static final String TURN = "turn";
+    private static final String TURN_ID = "turnId";
+    private static final String TEXT = "text";
+    private static final String VECTOR = "vector";
+
+    private static final String KEY_FORMAT = "format";
+    private static final String KEY_MODEL = "model";
+    private static final String KEY_NEXT = "next";
+    private static final String KEY_LAST_ID = "lastId";
+    private static final String KEY_TURN = "turn";
+    private static final String KEY_TURN_ID = "turnId";
+    private static final String KEY_FIRST = "first";
+
+    final ReentrantLock lock = new ReentrantLock();
+
+    private final String sessionId;
+    private final SessionStore store;
+    private final EmbeddingModel model;
+    private final String modelKey;
+    private final Path path;
+    private final Analyzer analyzer = new EnglishAnalyzer();
+
+    private Directory directory;
+    private IndexWriter writer;
+    private SearcherManager searchers;
+    private boolean persistent;
+    boolean closed;
+
+    // how far the index has read the log, and the turn the next entries belong to
+    private long next;
+    private String lastId;
+    private long turn = -1;
+    private String turnId;
+    // entries below this index were trimmed from the log and their documents deleted
+    private long first;
+    private int uncommitted;
+
+    /**
+     * Opens (or creates) the index of a session. {@code path} {@code null} keeps it in memory. A
+     * persistent index that cannot be opened (damaged, another format or model, locked by another
+     * process) is rebuilt, or, when locked, kept in memory for this process.
+     */
+    SessionIndex(String sessionId, SessionStore store, EmbeddingModel model, String modelKey, Path path) {
+        this.sessionId = sessionId;
+        this.store = store;
+        this.model = model;
+        this.modelKey = modelKey;
+        this.path = path;
+        open();
+    }
+
+    private void open() {
+        if (path == null) {
+            openInMemory();
+            return;
+        }
+        try {
+            Files.createDirectories(path);
+            directory = FSDirectory.open(path);
+            Map<String, String> data = verifiedCommitData(directory);
+            if (data != null && !(FORMAT.equals(data.get(KEY_FORMAT)) && modelKey.equals(data.get(KEY_MODEL)))) {
+                LOG.info("recall index of session {} was built with another format or model; rebuilding it from the log",
+                        sessionId);
+                data = null;
+            }
+            IndexWriterConfig config = config().setOpenMode(data == null
+                    ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+            writer = new IndexWriter(directory, config);
+            searchers = new SearcherManager(writer, null);
+            persistent = true;
+            if (data != null) {
+                restore(data);
+            } else {
+                resetPosition();
+                commit();
+            }
+        } catch (LockObtainFailedException e) {
+            LOG.warn("recall index {} is in use by another process; session {} gets an in-memory index in this one",
+                    path, sessionId);
+            closeQuietly();
+            openInMemory();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("recall index {} of session {} could not be opened ({}); rebuilding it from the log",
+                    path, sessionId, e.toString());
+            closeQuietly();
+            wipe();
+            try {
+                directory = FSDirectory.open(path);
+                writer = new IndexWriter(directory, config().setOpenMode(IndexWriterConfig.OpenMode.CREATE));
+                searchers = new SearcherManager(writer, null);
+                persistent = true;
+                resetPosition();
+                commit();
+            } catch (IOException again) {
+                throw new UncheckedIOException("could not create the recall index " + path, again);
+            }
+        }
+    }
+
+    /**
+     * The user data of the index's last commit after checking every file's checksum, or {@code null}
+     * when there is no index yet.
+     */
+    private static Map<String, String> verifiedCommitData(Directory directory) throws IOException {
+        if (!DirectoryReader.indexExists(directory)) {
+            return null;
+        }
+        try (DirectoryReader reader = DirectoryReader.open(directory)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                leaf.reader().checkIntegrity();
+            }
+            return new HashMap<>(reader.getIndexCommit().getUserData());
+        }
+    }
+
+    private void openInMemory() {
+        try {
+            directory = new ByteBuffersDirectory();
+            writer = new IndexWriter(directory, config());
+            searchers = new SearcherManager(writer, null);
+            persistent = false;
+            resetPosition();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private IndexWriterConfig config() {
+        return new IndexWriterConfig(analyzer).setCommitOnClose(false);
+    }
+
+    private void restore(Map<String, String> data) {
+        next = Long.parseLong(data.getOrDefault(KEY_NEXT, "0"));
+        lastId = data.get(KEY_LAST_ID);
+        turn = Long.parseLong(data.getOrDefault(KEY_TURN, "-1"));
+        turnId = data.get(KEY_TURN_ID);
+        first = Long.parseLong(data.getOrDefault(KEY_FIRST, "0"));
+    }
+
+    private void resetPosition() {
+        next = 0;
+        lastId = null;
+        turn = -1;
+        turnId = null;
+        first = 0;
+    }
+
+    /** True if the index lives on disk (and survives a restart). */
+    boolean persistent() {
+        return persistent;
+    }
+
+    /** Throws away every document and reads the whole log again. */
+    void rebuild() throws IOException {
+        writer.deleteAll();
+        resetPosition();
+        catchUp();
+        commit();
+    }
+
+    /**
+     * Brings the index level with the log: drops everything when the log is not the one it was built
+     * from (deleted, or deleted and written again), deletes the documents of entries trimmed or
+     * replaced since, then indexes the entries appended since.
+     */
+    void catchUp() throws IOException {
+        long storeNext = store.nextIndex(sessionId);
+        boolean changed = false;
+        if (storeNext < next || (next > 0 && !lastEntryStillThere())) {
+            writer.deleteAll();
+            resetPosition();
+            changed = true;
+        }
+        List<Entry> oldest = store.read(sessionId, 0, 1);
+        long firstRetained = oldest.isEmpty() ? storeNext : oldest.get(0).index();
+        if (firstRetained > first) {
+            writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, firstRetained - 1));
+            first = firstRetained;
+            changed = true;
+        }
+        long from = Math.max(next, first);
+        while (from < storeNext) {
+            List<Entry> batch = store.read(sessionId, from, READ_BATCH);
+            if (batch.isEmpty()) {
+                break;
+            }
+            add(batch);
+            changed = true;
+            Entry last = batch.get(batch.size() - 1);
+            next = last.index() + 1;
+            lastId = last.id();
+            from = next;
+        }
+        if (changed) {
+            searchers.maybeRefreshBlocking();
+            if (uncommitted >= COMMIT_EVERY) {
+                commit();
+            }
+        }
+    }
+
+    /** The entry at {@code next - 1}, if still in the log, is the one the index read there. */
+    private boolean lastEntryStillThere() {
+        List<Entry> last = store.read(sessionId, next - 1, 1);
+        return last.isEmpty() || last.get(0).index() != next - 1 || last.get(0).id().equals(lastId);
+    }
+
+    private void add(List<Entry> entries) throws IOException {
+        List<Entry> indexed = new ArrayList<>(entries.size());
+        List<String> texts = new ArrayList<>(entries.size());
+        List<Long> turns = new ArrayList<>(entries.size());
+        List<String> turnIds = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            if (entry.message() instanceof UserMessage) {
+                turn = entry.index();
+                turnId = entry.id();
+            }
+            String text = Turns.searchableText(entry.message());
+            if (text == null || turn < 0) {
+                continue; // not conversation, or before the first user message (no turn to show it in)
+            }
+            indexed.add(entry);
+            texts.add(text);
+            turns.add(turn);
+            turnIds.add(turnId);
+        }
+        if (indexed.isEmpty()) {
+            return;
+        }
+        List<float[]> vectors = embed(texts);
+        for (int i = 0; i < indexed.size(); i++) {
+            Document doc = new Document();
+            long index = indexed.get(i).index();
+            doc.add(new LongPoint(ENTRY, index));
+            doc.add(new StoredField(ENTRY, index));
+            doc.add(new LongPoint(TURN, turns.get(i)));
+            doc.add(new StoredField(TURN, turns.get(i)));
+            doc.add(new StoredField(TURN_ID, turnIds.get(i)));
+            doc.add(new TextField(TEXT, texts.get(i), Field.Store.YES));
+            if (vectors != null) {
+                doc.add(new KnnFloatVectorField(VECTOR, vectors.get(i), VectorSimilarityFunction.COSINE));
+            }
+            writer.addDocument(doc);
+        }
+        uncommitted += indexed.size();
+    }
+
+    private List<float[]> embed(List<String> texts) {
+        if (model == null) {
+            return null;
+        }
+        List<TextSegment> segments = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            segments.add(TextSegment.from(text));
+        }
+        List<Embedding> embeddings = texts.size() == 1
+                ? List.of(model.embed(segments.get(0)).content())
+                : model.embedAll(segments).content();
+        List<float[]> vectors = new ArrayList<>(embeddings.size());
+        for (Embedding embedding : embeddings) {
+            vectors.add(embedding.vector());
+        }
+        return vectors;
+    }
+
+    /** Writes a commit point with the position in the log (persistent indexes only). */
+    void commit() throws IOException {
+        if (!persistent) {
+            uncommitted = 0;
+            return;
+        }
+        Map<String, String> data = new LinkedHashMap<>();
+        data.put(KEY_FORMAT, FORMAT);
+        data.put(KEY_MODEL, modelKey);
+        data.put(KEY_NEXT, Long.toString(next));
+        if (lastId != null) {
+            data.put(KEY_LAST_ID, lastId);
+        }
+        data.put(KEY_TURN, Long.toString(turn));
+        if (turnId != null) {
+            data.put(KEY_TURN_ID, turnId);
+        }
+        data.put(KEY_FIRST, Long.toString(first));
+        writer.setLiveCommitData(data.entrySet());
+        writer.commit();
+        uncommitted = 0;
+    }
+
+    /** One candidate turn: where it starts in the log, its user message's id, and its scores. */
+    static final class Hit {
+        final long turn;
+        final String turnId;
+        double fused;
+        double relevance;
+
+        Hit(long turn, String turnId) {
+            this.turn = turn;
+            this.turnId = turnId;
+        }
+    }
+
+    /**
+     * The turns that start before {@code before} and match {@code query}, best first: BM25 and (with a
+     * model) embedding similarity each rank the messages, a turn takes the rank of its best message in
+     * each list, and the lists are fused by reciprocal rank. A turn's relevance is the larger of its
+     * best message's cosine similarity and its lexical coverage (the share of the query's IDF weight
+     * that the message contains); turns under {@code minRelevance} are left out.
+     *
+     * @param queryVector the query's embedding, or {@code null} for lexical only
+     */
+    List<Hit> search(String query, float[] queryVector, long before, double minRelevance) throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
+            StoredFields stored = searcher.storedFields();
+            Map<Long, Hit> hits = new HashMap<>();
+            Map<Integer, Double> similarity = new HashMap<>();
+            List<Integer> lexicalDocs = new ArrayList<>();
+            List<Integer> semanticDocs = new ArrayList<>();
+
+            Map<String, Double> queryTerms = idf(searcher, terms(query));
+            if (!queryTerms.isEmpty()) {
+                BooleanQuery.Builder terms = new BooleanQuery.Builder();
+                for (String term : queryTerms.keySet()) {
+                    terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
+                }
+                Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
+                        .add(beforeFilter, BooleanClause.Occur.FILTER).build();
+                for (ScoreDoc doc : searcher.search(lexical, CANDIDATES).scoreDocs) {
+                    lexicalDocs.add(doc.doc);
+                }
+            }
+            if (queryVector != null) {
+                TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, queryVector, CANDIDATES, beforeFilter),
+                        CANDIDATES);
+                for (ScoreDoc doc : top.scoreDocs) {
+                    semanticDocs.add(doc.doc);
+                    // Lucene scores COSINE as (1 + cos) / 2
+                    similarity.put(doc.doc, 2.0 * doc.score - 1.0);
+                }
+            }
+            fuse(lexicalDocs, stored, hits);
+            fuse(semanticDocs, stored, hits);
+
+            Set<Integer> candidates = new LinkedHashSet<>(lexicalDocs);
+            candidates.addAll(semanticDocs);
+            double queryWeight = 0;
+            for (double weight : queryTerms.values()) {
+                queryWeight += weight;
+            }
+            for (int docId : candidates) {
+                Document doc = stored.document(docId);
+                Hit hit = hits.get(doc.getField(TURN).numericValue().longValue());
+                double coverage = 0;
+                if (queryWeight > 0) {
+                    Set<String> docTerms = terms(doc.get(TEXT));
+                    for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
+                        if (docTerms.contains(term.getKey())) {
+                            coverage += term.getValue();
+                        }
+                    }
+                    coverage /= queryWeight;
+                }
+                hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
+            }
+            List<Hit> result = new ArrayList<>();
+            for (Hit hit : hits.values()) {
+                if (hit.relevance >= minRelevance) {
+                    result.add(hit);
+                }
+            }
+            result.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
+            return result;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Adds each turn's reciprocal rank in one list (its best message's rank among the turns). */
+    private static void fuse(List<Integer> docs, StoredFields stored, Map<Long, Hit> hits) throws IOException {
+        Set<Long> seen = new HashSet<>();
+        for (int docId : docs) {
+            Document doc = stored.document(docId, Set.of(TURN, TURN_ID));
+            long turn = doc.getField(TURN).numericValue().longValue();
+            if (seen.add(turn)) {
+                Hit hit = hits.computeIfAbsent(turn, t -> new Hit(t, doc.get(TURN_ID)));
+                hit.fused += 1.0 / (RRF_K + seen.size());
+            }
+        }
+    }
+
+    /** BM25's IDF of each term, as Lucene computes it for this index. */
+    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms) throws IOException {
+        Map<String, Double> weights = new LinkedHashMap<>();
+        CollectionStatistics stats = searcher.collectionStatistics(TEXT);
+        long docs = stats == null ? 0 : stats.docCount();
+        for (String term : terms) {
+            long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
+            weights.put(term, Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+        }
+        return weights;
+    }
+
+    /** The distinct terms the analyzer makes of {@code text}. */
+    Set<String> terms(String text) throws IOException {
+        Set<String> terms = new LinkedHashSet<>();
+        try (TokenStream stream = analyzer.tokenStream(TEXT, text)) {
+            CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+            stream.reset();
+            while (stream.incrementToken()) {
+                terms.add(term.toString());
+            }
+            stream.end();
+        }
+        return terms;
+    }
+
+    /** Number of documents (for tests and figures). */
+    int documents() throws IOException {
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            return searcher.getIndexReader().numDocs();
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Commits (persistent indexes) and releases the files. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (persistent) {
+                commit();
+            }
+        } finally {
+            closeQuietly();
+        }
+    }
+
+    private void closeQuietly() {
+        for (Closeable closeable : new Closeable[] {searchers, writer, directory}) {
+            if (closeable != null) {
+                try {
+                    closeable.close();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("closing the recall index of session {}: {}", sessionId, e.toString());
+                }
+            }
+        }
+        searchers = null;
+        writer = null;
+        directory = null;
+    }
+
+    /** Deletes the index folder's files (a damaged index); the folder itself stays. */
+    private void wipe() {
+        try (Stream<Path> files = Files.list(path)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
+        }
+    }
+
+    /**
+     * Closes the index after a failure, deletes its files (when they are this process's own) and opens
+     * a new, empty one: the next {@link #catchUp} rebuilds it from the log.
+     */
+    void recover(Exception cause) {
+        LOG.warn("recall index of session {} failed ({}); rebuilding it from the log", sessionId, cause.toString());
+        boolean ownFiles = persistent;
+        closeQuietly();
+        if (ownFiles) {
+            wipe();
+        }
+        open();
+    }
+}

@@ -478,7 +478,9 @@ final class SessionIndex implements Closeable {
         long docs = stats == null ? 0 : stats.docCount();
         for (String term : terms) {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
-            weights.put(term, Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+            if (df > 0) { // a word the session never used cannot be matched: it does not dilute the others
+                weights.put(term, Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+            }
         }
         return weights;
     }

@@ -29,11 +29,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -92,7 +94,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /** Default of {@link Builder#maxTokens(int)}. */
     public static final int DEFAULT_MAX_TOKENS = 800;
     /** Default of {@link Builder#minScore(double)}. */
-    public static final double DEFAULT_MIN_SCORE = 0.35;
+    public static final double DEFAULT_MIN_SCORE = 0.3;
     /** The folder, inside a {@link FileSessionStore}'s folder, that holds its recall indexes. */
     public static final String INDEX_FOLDER = "recall-index";
     /** Most session indexes open at once. */
@@ -219,6 +221,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /** Reads the best turns from the store, within the budget, oldest first. */
     private List<Content> assemble(String sessionId, List<SessionIndex.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
+        Set<String> shown = new HashSet<>();
         int budget = maxTokens;
         int read = 0;
         for (SessionIndex.Hit hit : hits) {
@@ -231,6 +234,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             }
             if (!turn.get(0).id().equals(hit.turnId)) {
                 throw new StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
+            }
+            String said = Turns.userText((UserMessage) turn.get(0).message()).strip();
+            if (!shown.add(said)) {
+                continue; // the same words said again: one (the best-ranked) copy is enough
             }
             String text = Turns.render(turn);
             int tokens = tokenizer.estimateTokenCountInText(text);

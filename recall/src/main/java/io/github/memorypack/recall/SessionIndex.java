@@ -10,6 +10,18 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.PriorityQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.lucene.document.BinaryDocValuesField;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,12 +35,12 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
-import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.TextField;
@@ -39,16 +51,13 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -70,7 +79,7 @@ final class SessionIndex implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
-    static final String FORMAT = "1";
+    static final String FORMAT = "3";
     /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
     static final int CANDIDATES = 40;
     /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
@@ -100,7 +109,21 @@ final class SessionIndex implements Closeable {
     private final EmbeddingModel model;
     private final String modelKey;
     private final Path path;
-    private final Analyzer analyzer = new EnglishAnalyzer();
+    /**
+     * English stop words plus the function words of conversation (pronouns, question words,
+     * auxiliaries): a question's BM25 then ranks by its content words, not by "what", "my" or "do".
+     */
+    static final CharArraySet STOP_WORDS = new CharArraySet(List.of(
+            "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+            "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+            "will", "with", "i", "i'm", "me", "my", "mine", "myself", "we", "us", "our", "ours", "you", "your", "yours",
+            "he", "him", "his", "she", "her", "hers", "its", "them", "what", "what's", "which", "who", "who's", "whom",
+            "whose", "when", "where", "why", "how", "do", "does", "did", "done", "am", "been", "being", "have", "has",
+            "had", "can", "could", "would", "should", "shall", "may", "might", "must", "again", "about", "from",
+            "up", "down", "out", "off", "over", "any", "some", "all", "so", "too", "very", "just", "also", "than",
+            "those", "here", "now", "please", "remind", "tell", "know", "again", "get", "got", "one", "ones"), true);
+
+    private final Analyzer analyzer = new EnglishAnalyzer(STOP_WORDS);
 
     private Directory directory;
     private IndexWriter writer;
@@ -319,8 +342,9 @@ final class SessionIndex implements Closeable {
             doc.add(new StoredField(TURN, turns.get(i)));
             doc.add(new StoredField(TURN_ID, turnIds.get(i)));
             doc.add(new TextField(TEXT, texts.get(i), Field.Store.YES));
+            doc.add(new NumericDocValuesField(TURN, turns.get(i)));
             if (vectors != null) {
-                doc.add(new KnnFloatVectorField(VECTOR, vectors.get(i), VectorSimilarityFunction.COSINE));
+                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
             }
             writer.addDocument(doc);
         }
@@ -408,18 +432,10 @@ final class SessionIndex implements Closeable {
                 }
                 Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
                         .add(beforeFilter, BooleanClause.Occur.FILTER).build();
-                for (ScoreDoc doc : searcher.search(lexical, CANDIDATES).scoreDocs) {
-                    lexicalDocs.add(doc.doc);
-                }
+                lexicalDocs.addAll(ranked(searcher.search(lexical, CANDIDATES).scoreDocs));
             }
             if (queryVector != null) {
-                TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, queryVector, CANDIDATES, beforeFilter),
-                        CANDIDATES);
-                for (ScoreDoc doc : top.scoreDocs) {
-                    semanticDocs.add(doc.doc);
-                    // Lucene scores COSINE as (1 + cos) / 2
-                    similarity.put(doc.doc, 2.0 * doc.score - 1.0);
-                }
+                semanticDocs.addAll(ranked(nearest(searcher, unit(queryVector), before, similarity)));
             }
             fuse(lexicalDocs, stored, hits);
             fuse(semanticDocs, stored, hits);
@@ -458,6 +474,122 @@ final class SessionIndex implements Closeable {
         }
     }
 
+    /**
+     * The {@link #CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
+     * by exact cosine similarity over every indexed message: an approximate (HNSW) search missed
+     * too many of the right turns in a log that grows a turn at a time. Their similarities go into
+     * {@code similarity}.
+     */
+    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
+            throws IOException {
+        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            SegmentVectors segment = vectors(leaf);
+            Bits live = leaf.reader().getLiveDocs();
+            for (int i = 0; i < segment.docs.length; i++) {
+                int doc = segment.docs[i];
+                if (segment.turns[i] >= before || (live != null && !live.get(doc))) {
+                    continue;
+                }
+                float[] vector = segment.vectors[i];
+                double dot = 0;
+                for (int d = 0; d < vector.length && d < query.length; d++) {
+                    dot += vector[d] * query[d];
+                }
+                if (best.size() < CANDIDATES || dot > best.peek().score) {
+                    best.add(new ScoreDoc(leaf.docBase + doc, (float) dot));
+                    if (best.size() > CANDIDATES) {
+                        best.poll();
+                    }
+                }
+            }
+        }
+        ScoreDoc[] top = new ScoreDoc[best.size()];
+        for (int i = top.length - 1; i >= 0; i--) {
+            top[i] = best.poll();
+            similarity.put(top[i].doc, (double) top[i].score);
+        }
+        return top;
+    }
+
+    /** The unit vectors and turns of one segment, decoded once: segments never change. */
+    private static final class SegmentVectors {
+        final int[] docs;
+        final long[] turns;
+        final float[][] vectors;
+
+        SegmentVectors(int[] docs, long[] turns, float[][] vectors) {
+            this.docs = docs;
+            this.turns = turns;
+            this.vectors = vectors;
+        }
+    }
+
+    private final Map<IndexReader.CacheKey, SegmentVectors> segmentVectors = new ConcurrentHashMap<>();
+
+    private SegmentVectors vectors(LeafReaderContext leaf) throws IOException {
+        IndexReader.CacheHelper helper = leaf.reader().getCoreCacheHelper();
+        SegmentVectors cached = helper == null ? null : segmentVectors.get(helper.getKey());
+        if (cached != null) {
+            return cached;
+        }
+        BinaryDocValues values = leaf.reader().getBinaryDocValues(VECTOR);
+        NumericDocValues turnValues = leaf.reader().getNumericDocValues(TURN);
+        List<Integer> docs = new ArrayList<>();
+        List<Long> turns = new ArrayList<>();
+        List<float[]> vectors = new ArrayList<>();
+        if (values != null && turnValues != null) {
+            for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
+                turnValues.advanceExact(doc);
+                BytesRef bytes = values.binaryValue();
+                float[] vector = new float[bytes.length / Float.BYTES];
+                ByteBuffer.wrap(bytes.bytes, bytes.offset, bytes.length).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer()
+                        .get(vector);
+                docs.add(doc);
+                turns.add(turnValues.longValue());
+                vectors.add(vector);
+            }
+        }
+        SegmentVectors segment = new SegmentVectors(docs.stream().mapToInt(Integer::intValue).toArray(),
+                turns.stream().mapToLong(Long::longValue).toArray(), vectors.toArray(new float[0][]));
+        if (helper != null) {
+            IndexReader.CacheKey key = helper.getKey();
+            if (segmentVectors.putIfAbsent(key, segment) == null) {
+                helper.addClosedListener(segmentVectors::remove);
+            }
+        }
+        return segment;
+    }
+
+    private static float[] unit(float[] vector) {
+        double norm = 0;
+        for (float v : vector) {
+            norm += v * v;
+        }
+        norm = Math.sqrt(norm);
+        float[] unit = new float[vector.length];
+        for (int i = 0; i < vector.length; i++) {
+            unit[i] = norm == 0 ? 0 : (float) (vector[i] / norm);
+        }
+        return unit;
+    }
+
+    private static BytesRef unitBytes(float[] vector) {
+        float[] unit = unit(vector);
+        ByteBuffer bytes = ByteBuffer.allocate(unit.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asFloatBuffer().put(unit);
+        return new BytesRef(bytes.array());
+    }
+
+    /** The document ids of {@code docs}, best first. */
+    private static List<Integer> ranked(ScoreDoc[] docs) {
+        List<Integer> ranked = new ArrayList<>(docs.length);
+        for (ScoreDoc doc : docs) {
+            ranked.add(doc.doc);
+        }
+        return ranked;
+    }
+
     /** Adds each turn's reciprocal rank in one list (its best message's rank among the turns). */
     private static void fuse(List<Integer> docs, StoredFields stored, Map<Long, Hit> hits) throws IOException {
         Set<Long> seen = new HashSet<>();
@@ -476,11 +608,12 @@ final class SessionIndex implements Closeable {
         Map<String, Double> weights = new LinkedHashMap<>();
         CollectionStatistics stats = searcher.collectionStatistics(TEXT);
         long docs = stats == null ? 0 : stats.docCount();
+        // a word the session never used weighs half of what a word used once would: reworded questions
+        // bring new words, which should not bury the one they share, nor be ignored
+        double unknown = Math.log(1 + (docs - 1 + 0.5) / 1.5) / 2;
         for (String term : terms) {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
-            if (df > 0) { // a word the session never used cannot be matched: it does not dilute the others
-                weights.put(term, Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
-            }
+            weights.put(term, df == 0 ? unknown : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
         }
         return weights;
     }

@@ -197,6 +197,17 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         withIndex(sessionId(memoryId), true, index -> null);
     }
 
+    /**
+     * Brings the session's index level with the log now — what every query does first. Call it after
+     * appends (for example on a background thread after each turn) to take indexing off the request
+     * path; it is never needed for correctness.
+     *
+     * @throws io.github.memorypack.core.InvalidSessionIdException if the memory id is not a valid session id
+     */
+    public void update(Object memoryId) {
+        withIndex(sessionId(memoryId), false, index -> null);
+    }
+
     /** What {@link RecallTool} finds for the newest turn's question (everything before it). */
     List<Content> searchBeforeNewestTurn(Object memoryId, String text) {
         String sessionId = sessionId(memoryId);
@@ -213,7 +224,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
         float[] vector = model == null ? null : model.embed(text).content().vector();
         return withIndex(sessionId, false, index -> {
-            List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), minScore);
+            List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), minScore, MAX_TURNS_READ);
             return assemble(sessionId, hits);
         });
     }
@@ -223,9 +234,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         List<Recalled> chosen = new ArrayList<>();
         Set<String> shown = new HashSet<>();
         int budget = maxTokens;
-        int read = 0;
         for (SessionIndex.Hit hit : hits) {
-            if (budget <= 0 || read++ == MAX_TURNS_READ) {
+            if (budget <= 0) {
                 break;
             }
             List<Entry> turn = Turns.read(store, sessionId, hit.turn);

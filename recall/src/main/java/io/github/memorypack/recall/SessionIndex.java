@@ -9,19 +9,9 @@ import io.github.memorypack.core.SessionStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.PriorityQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import org.apache.lucene.document.BinaryDocValuesField;
-import org.apache.lucene.document.NumericDocValuesField;
-import org.apache.lucene.index.BinaryDocValues;
-import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.NumericDocValues;
-import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.BytesRef;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,7 +21,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
@@ -39,20 +31,28 @@ import org.apache.lucene.analysis.CharArraySet;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.TextField;
-import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
@@ -62,6 +62,9 @@ import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.LockObtainFailedException;
+import org.apache.lucene.store.NRTCachingDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,6 +142,7 @@ final class SessionIndex implements Closeable {
     // entries below this index were trimmed from the log and their documents deleted
     private long first;
     private int uncommitted;
+    private boolean stale;
 
     /**
      * Opens (or creates) the index of a session. {@code path} {@code null} keeps it in memory. A
@@ -161,7 +165,7 @@ final class SessionIndex implements Closeable {
         }
         try {
             Files.createDirectories(path);
-            directory = FSDirectory.open(path);
+            directory = new NRTCachingDirectory(FSDirectory.open(path), 8.0, 64.0);
             Map<String, String> data = verifiedCommitData(directory);
             if (data != null && !(FORMAT.equals(data.get(KEY_FORMAT)) && modelKey.equals(data.get(KEY_MODEL)))) {
                 LOG.info("recall index of session {} was built with another format or model; rebuilding it from the log",
@@ -190,7 +194,7 @@ final class SessionIndex implements Closeable {
             closeQuietly();
             wipe();
             try {
-                directory = FSDirectory.open(path);
+                directory = new NRTCachingDirectory(FSDirectory.open(path), 8.0, 64.0);
                 writer = new IndexWriter(directory, config().setOpenMode(IndexWriterConfig.OpenMode.CREATE));
                 searchers = new SearcherManager(writer, null);
                 persistent = true;
@@ -297,7 +301,7 @@ final class SessionIndex implements Closeable {
             from = next;
         }
         if (changed) {
-            searchers.maybeRefreshBlocking();
+            stale = true; // the searcher is refreshed before the next search, not per append
             if (uncommitted >= COMMIT_EVERY) {
                 commit();
             }
@@ -395,13 +399,12 @@ final class SessionIndex implements Closeable {
     /** One candidate turn: where it starts in the log, its user message's id, and its scores. */
     static final class Hit {
         final long turn;
-        final String turnId;
+        String turnId;
         double fused;
         double relevance;
 
-        Hit(long turn, String turnId) {
+        Hit(long turn) {
             this.turn = turn;
-            this.turnId = turnId;
         }
     }
 
@@ -414,12 +417,11 @@ final class SessionIndex implements Closeable {
      *
      * @param queryVector the query's embedding, or {@code null} for lexical only
      */
-    List<Hit> search(String query, float[] queryVector, long before, double minRelevance) throws IOException {
-        IndexSearcher searcher = searchers.acquire();
+    List<Hit> search(String query, float[] queryVector, long before, double minRelevance, int limit)
+            throws IOException {
+        IndexSearcher searcher = acquire();
         try {
             Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
-            StoredFields stored = searcher.storedFields();
-            Map<Long, Hit> hits = new HashMap<>();
             Map<Integer, Double> similarity = new HashMap<>();
             List<Integer> lexicalDocs = new ArrayList<>();
             List<Integer> semanticDocs = new ArrayList<>();
@@ -437,37 +439,43 @@ final class SessionIndex implements Closeable {
             if (queryVector != null) {
                 semanticDocs.addAll(ranked(nearest(searcher, unit(queryVector), before, similarity)));
             }
-            fuse(lexicalDocs, stored, hits);
-            fuse(semanticDocs, stored, hits);
+            Map<Long, Hit> hits = new HashMap<>();
+            Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
+            fuse(lexicalDocs, searcher, hits, docsOfTurn);
+            fuse(semanticDocs, searcher, hits, docsOfTurn);
+            List<Hit> ranked = new ArrayList<>(hits.values());
+            ranked.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
 
-            Set<Integer> candidates = new LinkedHashSet<>(lexicalDocs);
-            candidates.addAll(semanticDocs);
+            // relevance only for as many turns as the caller can use: it reads each message's text
             double queryWeight = 0;
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
-            for (int docId : candidates) {
-                Document doc = stored.document(docId);
-                Hit hit = hits.get(doc.getField(TURN).numericValue().longValue());
-                double coverage = 0;
-                if (queryWeight > 0) {
-                    Set<String> docTerms = terms(doc.get(TEXT));
-                    for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
-                        if (docTerms.contains(term.getKey())) {
-                            coverage += term.getValue();
-                        }
-                    }
-                    coverage /= queryWeight;
-                }
-                hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
-            }
+            StoredFields stored = searcher.storedFields();
             List<Hit> result = new ArrayList<>();
-            for (Hit hit : hits.values()) {
+            for (Hit hit : ranked) {
+                if (result.size() == limit) {
+                    break;
+                }
+                for (int docId : docsOfTurn.get(hit.turn)) {
+                    Document doc = stored.document(docId, Set.of(TEXT, TURN_ID));
+                    hit.turnId = doc.get(TURN_ID);
+                    double coverage = 0;
+                    if (queryWeight > 0) {
+                        Set<String> docTerms = terms(doc.get(TEXT));
+                        for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
+                            if (docTerms.contains(term.getKey())) {
+                                coverage += term.getValue();
+                            }
+                        }
+                        coverage /= queryWeight;
+                    }
+                    hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
+                }
                 if (hit.relevance >= minRelevance) {
                     result.add(hit);
                 }
             }
-            result.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
             return result;
         } finally {
             searchers.release(searcher);
@@ -486,18 +494,15 @@ final class SessionIndex implements Closeable {
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
             SegmentVectors segment = vectors(leaf);
             Bits live = leaf.reader().getLiveDocs();
+            int dim = segment.dimension;
             for (int i = 0; i < segment.docs.length; i++) {
                 int doc = segment.docs[i];
-                if (segment.turns[i] >= before || (live != null && !live.get(doc))) {
+                if (segment.turns[i] >= before || (live != null && !live.get(doc)) || dim != query.length) {
                     continue;
                 }
-                float[] vector = segment.vectors[i];
-                double dot = 0;
-                for (int d = 0; d < vector.length && d < query.length; d++) {
-                    dot += vector[d] * query[d];
-                }
+                float dot = dot(segment.vectors, i * dim, query);
                 if (best.size() < CANDIDATES || dot > best.peek().score) {
-                    best.add(new ScoreDoc(leaf.docBase + doc, (float) dot));
+                    best.add(new ScoreDoc(leaf.docBase + doc, dot));
                     if (best.size() > CANDIDATES) {
                         best.poll();
                     }
@@ -512,15 +517,38 @@ final class SessionIndex implements Closeable {
         return top;
     }
 
+    /** The dot product of {@code b} and the {@code b.length} floats of {@code a} from {@code from}. */
+    private static float dot(float[] a, int from, float[] b) {
+        int n = b.length;
+        float s0 = 0;
+        float s1 = 0;
+        float s2 = 0;
+        float s3 = 0;
+        int d = 0;
+        for (; d + 3 < n; d += 4) {
+            s0 += a[from + d] * b[d];
+            s1 += a[from + d + 1] * b[d + 1];
+            s2 += a[from + d + 2] * b[d + 2];
+            s3 += a[from + d + 3] * b[d + 3];
+        }
+        for (; d < n; d++) {
+            s0 += a[from + d] * b[d];
+        }
+        return s0 + s1 + s2 + s3;
+    }
+
     /** The unit vectors and turns of one segment, decoded once: segments never change. */
     private static final class SegmentVectors {
         final int[] docs;
         final long[] turns;
-        final float[][] vectors;
+        final int dimension;
+        // one after the other, dimension floats each: a scan reads memory in order
+        final float[] vectors;
 
-        SegmentVectors(int[] docs, long[] turns, float[][] vectors) {
+        SegmentVectors(int[] docs, long[] turns, int dimension, float[] vectors) {
             this.docs = docs;
             this.turns = turns;
+            this.dimension = dimension;
             this.vectors = vectors;
         }
     }
@@ -550,8 +578,13 @@ final class SessionIndex implements Closeable {
                 vectors.add(vector);
             }
         }
+        int dimension = vectors.isEmpty() ? 0 : vectors.get(0).length;
+        float[] flat = new float[vectors.size() * dimension];
+        for (int i = 0; i < vectors.size(); i++) {
+            System.arraycopy(vectors.get(i), 0, flat, i * dimension, Math.min(dimension, vectors.get(i).length));
+        }
         SegmentVectors segment = new SegmentVectors(docs.stream().mapToInt(Integer::intValue).toArray(),
-                turns.stream().mapToLong(Long::longValue).toArray(), vectors.toArray(new float[0][]));
+                turns.stream().mapToLong(Long::longValue).toArray(), dimension, flat);
         if (helper != null) {
             IndexReader.CacheKey key = helper.getKey();
             if (segmentVectors.putIfAbsent(key, segment) == null) {
@@ -590,15 +623,37 @@ final class SessionIndex implements Closeable {
         return ranked;
     }
 
-    /** Adds each turn's reciprocal rank in one list (its best message's rank among the turns). */
-    private static void fuse(List<Integer> docs, StoredFields stored, Map<Long, Hit> hits) throws IOException {
+    /** A searcher that sees every document added so far. */
+    private IndexSearcher acquire() throws IOException {
+        if (stale) {
+            searchers.maybeRefreshBlocking();
+            stale = false;
+        }
+        return searchers.acquire();
+    }
+
+    /**
+     * Adds each turn's reciprocal rank in one list (its best message's rank among the turns), and
+     * remembers which candidate messages belong to which turn. Turns come from doc values: no stored
+     * field is read here.
+     */
+    private static void fuse(List<Integer> docs, IndexSearcher searcher, Map<Long, Hit> hits,
+                             Map<Long, List<Integer>> docsOfTurn) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         Set<Long> seen = new HashSet<>();
         for (int docId : docs) {
-            Document doc = stored.document(docId, Set.of(TURN, TURN_ID));
-            long turn = doc.getField(TURN).numericValue().longValue();
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+            NumericDocValues turns = DocValues.getNumeric(leaf.reader(), TURN);
+            if (!turns.advanceExact(docId - leaf.docBase)) {
+                continue;
+            }
+            long turn = turns.longValue();
+            List<Integer> members = docsOfTurn.computeIfAbsent(turn, t -> new ArrayList<>());
+            if (!members.contains(docId)) {
+                members.add(docId);
+            }
             if (seen.add(turn)) {
-                Hit hit = hits.computeIfAbsent(turn, t -> new Hit(t, doc.get(TURN_ID)));
-                hit.fused += 1.0 / (RRF_K + seen.size());
+                hits.computeIfAbsent(turn, Hit::new).fused += 1.0 / (RRF_K + seen.size());
             }
         }
     }
@@ -634,7 +689,7 @@ final class SessionIndex implements Closeable {
 
     /** Number of documents (for tests and figures). */
     int documents() throws IOException {
-        IndexSearcher searcher = searchers.acquire();
+        IndexSearcher searcher = acquire();
         try {
             return searcher.getIndexReader().numDocs();
         } finally {

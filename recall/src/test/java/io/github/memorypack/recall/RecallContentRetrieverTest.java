@@ -282,6 +282,19 @@ class RecallContentRetrieverTest {
     }
 
     @Test
+    void should_index_appended_messages_when_updated_without_a_query() {
+        WindowChatMemory memory = conversation("ana", SISTER, SISTER_ANSWER, 10);
+
+        recall.update("ana");
+        int before = recall.indexedMessages("ana");
+        fillers(memory, 10, 12);
+        recall.update("ana");
+
+        assertThat(before).isEqualTo(22);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(26);
+    }
+
+    @Test
     void should_reject_bad_options() {
         assertThatThrownBy(() -> RecallContentRetriever.builder().maxTokens(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().minScore(1.5)).isInstanceOf(IllegalArgumentException.class);

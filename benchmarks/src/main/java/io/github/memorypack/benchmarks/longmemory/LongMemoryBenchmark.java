@@ -19,12 +19,10 @@ import io.github.memorypack.recall.RecallContentRetriever;
 import io.github.memorypack.summary.ExtractiveSummarizer;
 import io.github.memorypack.summary.SummaryChatMemory;
 import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.testkit.MutableClock;
 import io.github.memorypack.window.WindowChatMemory;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -159,7 +157,7 @@ public final class LongMemoryBenchmark {
 
     /** Replays a conversation through one memory as AiServices drives it, with or without recall. */
     static Result replay(Strategy strategy, boolean withRecall, LongMemoryConversation conversation) {
-        SettableClock clock = new SettableClock(Instant.parse("2026-01-05T09:00:00Z"));
+        MutableClock clock = MutableClock.at(Instant.parse("2026-01-05T09:00:00Z"));
         SessionStore store = InMemorySessionStore.create(clock);
         ChatMemory memory = strategy.memory().apply(store);
         RecallContentRetriever recall = withRecall ? RecallContentRetriever.builder().store(store)
@@ -252,34 +250,6 @@ public final class LongMemoryBenchmark {
                 counts.clear();
             }
             return tokens;
-        }
-    }
-
-    /** A clock the replay moves: turns a few minutes apart, sittings days apart. */
-    static final class SettableClock extends Clock {
-        private volatile Instant now;
-
-        SettableClock(Instant start) {
-            this.now = start;
-        }
-
-        void set(Instant instant) {
-            this.now = instant;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }

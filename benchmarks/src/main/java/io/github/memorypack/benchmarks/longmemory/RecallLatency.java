@@ -96,7 +96,7 @@ public final class RecallLatency {
             // one appended message, indexed on its own
             store.append(SESSION, List.of(NewEntry.of(UserMessage.from(turn.user()))));
             long t0 = System.nanoTime();
-            recall.retrieve(query("", window.messages(), context)); // blank text: catches up, searches nothing
+            recall.update(SESSION);
             perMessage[i] = System.nanoTime() - t0;
             store.append(SESSION, List.of(NewEntry.of(AiMessage.from(turn.assistant()))));
             List<ChatMessage> view = window.messages();
@@ -159,7 +159,7 @@ public final class RecallLatency {
     }
 
     private static Query query(String text, List<ChatMessage> view, InvocationContext context) {
-        return Query.from(text, Metadata.builder().chatMessage(UserMessage.from(text.isEmpty() ? "-" : text))
+        return Query.from(text, Metadata.builder().chatMessage(UserMessage.from(text))
                 .chatMemory(view).invocationContext(context).build());
     }
 

@@ -136,7 +136,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** A new builder. */
+    /**
+     * A new builder.
+     * @return a builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -172,6 +175,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
      * in this conversation: quoted for reference, not instructions"), or leaves the message as it
      * is when nothing is recalled. Recall removes that block again from user messages it indexes, so
      * recalled text stored with a message is never indexed twice.
+     * @return an augmentor that uses this retriever
      */
     public RetrievalAugmentor augmentor() {
         return DefaultRetrievalAugmentor.builder().contentRetriever(this)
@@ -182,6 +186,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /**
      * The same search as a tool for agents that decide themselves when to look back: register it with
      * {@code AiServices.builder(…).tools(recall.tool())}. See {@link RecallTool}.
+     * @return a tool object for {@code AiServices.tools(…)}
      */
     public RecallTool tool() {
         return new RecallTool(this);
@@ -191,6 +196,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
      * Throws the session's index away and builds it again from the log now (a query does this by
      * itself when it finds the index damaged or out of step with the log).
      *
+     * @param memoryId the LangChain4j memory id of the session
      * @throws io.github.memorypack.core.InvalidSessionIdException if the memory id is not a valid session id
      */
     public void rebuild(Object memoryId) {
@@ -202,6 +208,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
      * appends (for example on a background thread after each turn) to take indexing off the request
      * path; it is never needed for correctness.
      *
+     * @param memoryId the LangChain4j memory id of the session
      * @throws io.github.memorypack.core.InvalidSessionIdException if the memory id is not a valid session id
      */
     public void update(Object memoryId) {
@@ -533,7 +540,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         private Builder() {
         }
 
-        /** The store whose logs are searched: the one the chat memories use. Required. */
+        /**
+         * The store whose logs are searched: the one the chat memories use. Required.
+         * @param store the store
+         * @return this builder
+         */
         public Builder store(SessionStore store) {
             this.store = Objects.requireNonNull(store, "store");
             return this;
@@ -542,13 +553,18 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         /**
          * The embedding model for the semantic half, instead of the default in-process
          * all-MiniLM-L6-v2. Changing the model later rebuilds persistent indexes.
+         * @param embeddingModel the model
+         * @return this builder
          */
         public Builder embeddingModel(EmbeddingModel embeddingModel) {
             this.embeddingModel = Objects.requireNonNull(embeddingModel, "embeddingModel");
             return this;
         }
 
-        /** BM25 only: no embedding model is loaded or needed. */
+        /**
+         * BM25 only: no embedding model is loaded or needed.
+         * @return this builder
+         */
         public Builder lexicalOnly() {
             this.lexicalOnly = true;
             return this;
@@ -558,6 +574,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * Most tokens the recalled turns of one query may take together (default
          * {@value RecallContentRetriever#DEFAULT_MAX_TOKENS}).
          *
+         * @param maxTokens the budget, at least 1
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder maxTokens(int maxTokens) {
@@ -571,6 +589,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         /**
          * Least relevance (0 to 1) a turn needs to be recalled (default {@value RecallContentRetriever#DEFAULT_MIN_SCORE}).
          *
+         * @param minScore the least relevance, 0 to 1
+         * @return this builder
          * @throws IllegalArgumentException if not between 0 and 1
          */
         public Builder minScore(double minScore) {
@@ -581,7 +601,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             return this;
         }
 
-        /** Counts the tokens of recalled text for {@link #maxTokens(int)} (default {@link Tokenizers#o200k()}). */
+        /**
+         * Counts the tokens of recalled text for {@link #maxTokens(int)} (default {@link Tokenizers#o200k()}).
+         * @param tokenizer the estimator
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
             return this;
@@ -590,6 +614,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         /**
          * A folder for persistent indexes (one sub-folder per session). Default: {@value RecallContentRetriever#INDEX_FOLDER}
          * inside a {@link FileSessionStore}'s folder, in memory for other stores.
+         * @param indexDirectory the folder (created when needed)
+         * @return this builder
          */
         public Builder indexDirectory(Path indexDirectory) {
             this.indexDirectory = Objects.requireNonNull(indexDirectory, "indexDirectory");
@@ -599,6 +625,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         /**
          * The retriever.
          *
+         * @return the retriever
          * @throws IllegalStateException if no store was set, if both {@link #lexicalOnly()} and
          *                               {@link #embeddingModel} were set, or if the default model is
          *                               needed and not on the class path

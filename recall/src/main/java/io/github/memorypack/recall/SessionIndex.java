@@ -142,7 +142,10 @@ final class SessionIndex implements Closeable {
     // entries below this index were trimmed from the log and their documents deleted
     private long first;
     private int uncommitted;
+    // the searcher must be refreshed before the next search (documents were deleted)
     private boolean stale;
+    // lowest turn among documents added since the searcher was last refreshed
+    private long pendingFrom = Long.MAX_VALUE;
 
     /**
      * Opens (or creates) the index of a session. {@code path} {@code null} keeps it in memory. A
@@ -262,6 +265,7 @@ final class SessionIndex implements Closeable {
     /** Throws away every document and reads the whole log again. */
     void rebuild() throws IOException {
         writer.deleteAll();
+        stale = true;
         resetPosition();
         catchUp();
         commit();
@@ -279,6 +283,7 @@ final class SessionIndex implements Closeable {
             writer.deleteAll();
             resetPosition();
             changed = true;
+            stale = true;
         }
         List<Entry> oldest = store.read(sessionId, 0, 1);
         long firstRetained = oldest.isEmpty() ? storeNext : oldest.get(0).index();
@@ -286,6 +291,7 @@ final class SessionIndex implements Closeable {
             writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, firstRetained - 1));
             first = firstRetained;
             changed = true;
+            stale = true;
         }
         long from = Math.max(next, first);
         while (from < storeNext) {
@@ -301,7 +307,6 @@ final class SessionIndex implements Closeable {
             from = next;
         }
         if (changed) {
-            stale = true; // the searcher is refreshed before the next search, not per append
             if (uncommitted >= COMMIT_EVERY) {
                 commit();
             }
@@ -351,6 +356,7 @@ final class SessionIndex implements Closeable {
                 doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
             }
             writer.addDocument(doc);
+            pendingFrom = Math.min(pendingFrom, turns.get(i));
         }
         uncommitted += indexed.size();
     }
@@ -419,7 +425,7 @@ final class SessionIndex implements Closeable {
      */
     List<Hit> search(String query, float[] queryVector, long before, double minRelevance, int limit)
             throws IOException {
-        IndexSearcher searcher = acquire();
+        IndexSearcher searcher = acquire(before);
         try {
             Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
             Map<Integer, Double> similarity = new HashMap<>();
@@ -623,11 +629,17 @@ final class SessionIndex implements Closeable {
         return ranked;
     }
 
-    /** A searcher that sees every document added so far. */
-    private IndexSearcher acquire() throws IOException {
-        if (stale) {
+    /**
+     * A searcher that sees every deletion and every added document of a turn before {@code before}.
+     * Refreshing (which writes a small segment) is the dearest part of a query, and the newest turns
+     * are usually the ones the memory's view still shows and the query leaves out; so documents added
+     * since the last refresh are made visible only once they could be returned.
+     */
+    private IndexSearcher acquire(long before) throws IOException {
+        if (stale || pendingFrom < before) {
             searchers.maybeRefreshBlocking();
             stale = false;
+            pendingFrom = Long.MAX_VALUE;
         }
         return searchers.acquire();
     }
@@ -689,7 +701,7 @@ final class SessionIndex implements Closeable {
 
     /** Number of documents (for tests and figures). */
     int documents() throws IOException {
-        IndexSearcher searcher = acquire();
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
         try {
             return searcher.getIndexReader().numDocs();
         } finally {

@@ -44,7 +44,8 @@ import java.util.function.Function;
  * mvn -B -q -pl benchmarks -am -DskipTests -Plongmemory package
  * </pre>
  *
- * <p>{@code -Dlongmemory.only=<strategy name prefix>} runs the buffer and that strategy only;
+ * <p>Then runs {@link RecallLatency} ({@code -Dlongmemory.latency=false} skips it).
+ * {@code -Dlongmemory.only=<strategy name prefix>} runs the buffer and that strategy only;
  * {@code -Dlongmemory.debug=true} prints each question whose fact turn was not in the request.
  */
 public final class LongMemoryBenchmark {
@@ -97,7 +98,7 @@ public final class LongMemoryBenchmark {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         List<LongMemoryConversation> conversations = new ArrayList<>();
         for (long[] c : CONVERSATIONS) {
             conversations.add(LongMemoryConversation.generate(c[0], (int) c[1]));
@@ -128,6 +129,10 @@ public final class LongMemoryBenchmark {
         }
         out.append(table(totals));
         System.out.println(out);
+        if (!"false".equals(System.getProperty("longmemory.latency"))) {
+            // in this JVM: the model's native tokenizer library can be loaded by one class loader only
+            RecallLatency.main(args);
+        }
     }
 
     static String table(Map<String, Result> totals) {

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * the query, search, read the turns back from the store) and per appended message, p50 and p95, each
  * next to a baseline measured in the same run (embedding the same text alone: the floor any semantic
  * recall pays); the same for lexical-only; reopening the persisted index; and the jar size the
- * embedding model adds. Runs with {@code -Plongmemory} after {@link LongMemoryBenchmark}.
+ * embedding model adds. {@code -Plongmemory} runs it after {@link LongMemoryBenchmark}, in the same JVM.
  */
 public final class RecallLatency {
 

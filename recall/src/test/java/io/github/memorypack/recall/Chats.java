@@ -3,6 +3,7 @@ package io.github.memorypack.recall;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
@@ -84,8 +85,7 @@ final class Chats {
     static Query query(ChatMemory memory, String text) {
         UserMessage message = UserMessage.from(text);
         return Query.from(text, Metadata.builder().chatMessage(message).chatMemory(memory.messages())
-                .invocationContext(dev.langchain4j.invocation.InvocationContext.builder()
-                        .chatMemoryId(memory.id()).build())
+                .invocationContext(InvocationContext.builder().chatMemoryId(memory.id()).build())
                 .build());
     }
 

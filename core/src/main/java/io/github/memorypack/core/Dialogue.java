@@ -93,81 +93,129 @@ final class Dialogue {
     }
 
     /**
+     * What the log says about which entries still count: the latest clear, the system message and
+     * summary as of then, set records and the latest attempt of every request. Computed once per
+     * read; {@link #counts} applies it to one entry.
+     */
+    private static final class Scope {
+        long clearedAt;
+        SystemMessage system;
+        Summary summary;
+        List<long[]> superseded;
+        Map<String, String> latestAttempt;
+
+        Scope(SessionState state, List<Entry> entries, String requestId, String attemptId) {
+            // 1. the latest clear, and what the state says as of when it was written
+            long stateClearedAt = Records.longAttribute(state, Records.CLEARED_AT, -1);
+            clearedAt = stateClearedAt;
+            for (int i = entries.size() - 1; i >= 0; i--) {
+                Entry entry = entries.get(i);
+                if (entry.index() <= clearedAt) {
+                    break;
+                }
+                if (Records.CLEAR.equals(Records.kind(entry.message()))) {
+                    clearedAt = entry.index();
+                    break;
+                }
+            }
+            boolean stale = clearedAt > stateClearedAt;
+            system = stale ? null : state.systemMessage().orElse(null);
+            long systemIndex = stale ? clearedAt
+                    : Math.max(clearedAt, Records.longAttribute(state, Records.SYSTEM_INDEX, -1));
+            long clearIndex = clearedAt;
+            summary = stale ? null : state.summary().filter(s -> s.coveredUntil() > clearIndex).orElse(null);
+
+            // 2. what is superseded: set records, and every attempt of a request but the latest
+            Map<String, Map<String, Long>> attemptStarts = null;
+            for (Entry entry : entries) {
+                if (entry.index() <= clearedAt) {
+                    continue;
+                }
+                ChatMessage message = entry.message();
+                if (message instanceof SystemMessage && entry.index() > systemIndex) {
+                    system = (SystemMessage) message; // a record newer than the state: it wins
+                    systemIndex = entry.index();
+                } else if (Records.SET.equals(Records.kind(message))) {
+                    if (superseded == null) {
+                        superseded = new ArrayList<>();
+                    }
+                    superseded.addAll(Records.superseded(message));
+                }
+                String request = Records.request(entry);
+                if (request != null) {
+                    if (attemptStarts == null) {
+                        attemptStarts = new HashMap<>();
+                    }
+                    attemptStarts.computeIfAbsent(request, r -> new HashMap<>())
+                            .putIfAbsent(String.valueOf(Records.attempt(entry)), entry.index());
+                }
+            }
+            // the latest attempt of a request is the one that started last; the caller's own, in its scope
+            if (attemptStarts != null) {
+                latestAttempt = new HashMap<>();
+                for (Map.Entry<String, Map<String, Long>> request : attemptStarts.entrySet()) {
+                    String latest = null;
+                    long start = -1;
+                    for (Map.Entry<String, Long> attempt : request.getValue().entrySet()) {
+                        if (attempt.getValue() > start) {
+                            start = attempt.getValue();
+                            latest = attempt.getKey();
+                        }
+                    }
+                    latestAttempt.put(request.getKey(), latest);
+                }
+            }
+            if (requestId != null) {
+                if (latestAttempt == null) {
+                    latestAttempt = new HashMap<>();
+                }
+                latestAttempt.put(requestId, attemptId);
+            }
+        }
+
+        /** True if the entry is a message of the conversation (the summary aside): not cleared, replaced, retried or a record. */
+        boolean counts(Entry entry) {
+            ChatMessage message = entry.message();
+            if (entry.index() <= clearedAt || message instanceof SystemMessage || Records.kind(message) != null
+                    || isSuperseded(entry.index(), superseded)) {
+                return false;
+            }
+            String request = Records.request(entry);
+            return request == null || latestAttempt == null
+                    || latestAttempt.get(request).equals(String.valueOf(Records.attempt(entry)));
+        }
+    }
+
+    /**
+     * The entries of the conversation as of now, oldest first: what follows the latest clear, not
+     * replaced by a set, of the latest attempt of each request, no records; system-message entries
+     * after the clear are kept (they record the system message as it changed). Entries a summary
+     * covers are included.
+     */
+    static List<Entry> live(SessionState state, List<Entry> entries) {
+        Scope scope = new Scope(state, entries, null, null);
+        List<Entry> out = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            if (scope.counts(entry)
+                    || (entry.message() instanceof SystemMessage && entry.index() > scope.clearedAt)) {
+                out.add(entry);
+            }
+        }
+        return out;
+    }
+
+    /**
      * @param fromStart true if {@code entries} begin with the oldest retained entry of the log
      */
     static Dialogue of(SessionState state, List<Entry> entries, boolean fromStart, Context context) {
-        // 1. the latest clear, and what the state says as of when it was written
-        long stateClearedAt = Records.longAttribute(state, Records.CLEARED_AT, -1);
-        long clearedAt = stateClearedAt;
-        for (int i = entries.size() - 1; i >= 0; i--) {
-            Entry entry = entries.get(i);
-            if (entry.index() <= clearedAt) {
-                break;
-            }
-            if (Records.CLEAR.equals(Records.kind(entry.message()))) {
-                clearedAt = entry.index();
-                break;
-            }
-        }
-        boolean stale = clearedAt > stateClearedAt;
-        SystemMessage system = stale ? null : state.systemMessage().orElse(null);
-        long systemIndex = stale ? clearedAt : Math.max(clearedAt, Records.longAttribute(state, Records.SYSTEM_INDEX, -1));
-        long clearIndex = clearedAt;
-        Summary summary = stale ? null : state.summary().filter(s -> s.coveredUntil() > clearIndex).orElse(null);
+        Scope scope = new Scope(state, entries, context.requestId, context.attemptId);
+        long clearedAt = scope.clearedAt;
+        Summary summary = scope.summary;
         long covered = summary == null ? 0 : summary.coveredUntil();
-
-        // 2. what is superseded: set records, and every attempt of a request but the latest
-        List<long[]> superseded = null;
-        Map<String, Map<String, Long>> attemptStarts = null;
-        for (Entry entry : entries) {
-            if (entry.index() <= clearedAt) {
-                continue;
-            }
-            ChatMessage message = entry.message();
-            if (message instanceof SystemMessage && entry.index() > systemIndex) {
-                system = (SystemMessage) message; // a record newer than the state: it wins
-                systemIndex = entry.index();
-            } else if (Records.SET.equals(Records.kind(message))) {
-                if (superseded == null) {
-                    superseded = new ArrayList<>();
-                }
-                superseded.addAll(Records.superseded(message));
-            }
-            String request = Records.request(entry);
-            if (request != null) {
-                if (attemptStarts == null) {
-                    attemptStarts = new HashMap<>();
-                }
-                attemptStarts.computeIfAbsent(request, r -> new HashMap<>())
-                        .putIfAbsent(String.valueOf(Records.attempt(entry)), entry.index());
-            }
-        }
-        // the latest attempt of a request is the one that started last; the caller's own, in its scope
-        Map<String, String> latestAttempt = null;
-        if (attemptStarts != null) {
-            latestAttempt = new HashMap<>();
-            for (Map.Entry<String, Map<String, Long>> request : attemptStarts.entrySet()) {
-                String latest = null;
-                long start = -1;
-                for (Map.Entry<String, Long> attempt : request.getValue().entrySet()) {
-                    if (attempt.getValue() > start) {
-                        start = attempt.getValue();
-                        latest = attempt.getKey();
-                    }
-                }
-                latestAttempt.put(request.getKey(), latest);
-            }
-        }
-        if (context.requestId != null) {
-            if (latestAttempt == null) {
-                latestAttempt = new HashMap<>();
-            }
-            latestAttempt.put(context.requestId, context.attemptId);
-        }
 
         Entry last = entries.isEmpty() ? null : entries.get(entries.size() - 1);
         boolean reachesStart = !entries.isEmpty() && entries.get(0).index() <= Math.max(clearedAt + 1, covered);
-        Dialogue dialogue = new Dialogue(system, summary, clearedAt, reachesStart, fromStart, last,
+        Dialogue dialogue = new Dialogue(scope.system, summary, clearedAt, reachesStart, fromStart, last,
                 entries.isEmpty() ? -1 : entries.get(0).index());
 
         // 3. turns
@@ -177,13 +225,7 @@ final class Dialogue {
         for (Entry entry : entries) {
             long index = entry.index();
             ChatMessage message = entry.message();
-            if (index <= clearedAt || index < covered || message instanceof SystemMessage
-                    || Records.kind(message) != null || isSuperseded(index, superseded)) {
-                continue;
-            }
-            String request = Records.request(entry);
-            if (request != null && latestAttempt != null
-                    && !latestAttempt.get(request).equals(String.valueOf(Records.attempt(entry)))) {
+            if (index < covered || !scope.counts(entry)) {
                 continue;
             }
             String turnId = Records.turn(entry);

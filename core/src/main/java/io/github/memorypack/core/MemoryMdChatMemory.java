@@ -8,7 +8,6 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
-import io.github.memorypack.core.conversation.ConversationText;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -17,8 +17,7 @@ import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.conversation.Conversations;
-import io.github.memorypack.core.conversation.TranscriptFormat;
+import io.github.memorypack.core.Conversations;
 import io.github.memorypack.testkit.CountingSessionStore;
 import io.github.memorypack.testkit.CountingSessionStore.Operation;
 import java.util.ArrayList;
@@ -260,7 +259,7 @@ class ChatMemoryContractTest {
         assertThat(later.messages()).containsExactly(UserMessage.from("Hello again."));
         // and, with keep-all retention, the earlier log is archived, not deleted
         assertKept(before, PathAssertions.log(store, SESSION));
-        assertThat(Conversations.export(store, SESSION, TranscriptFormat.JSON)).as("export")
+        assertThat(Conversations.export(store, SESSION, Conversations.Format.JSON)).as("export")
                 .contains(Shop.ASK_TEA, Shop.INTRODUCE);
     }
 }

@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.service.memory.ChatMemoryAccess;
 import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.conversation.Conversations;
-import io.github.memorypack.core.conversation.TranscriptFormat;
+import io.github.memorypack.core.Conversations;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,7 +64,7 @@ class MemoryAccessTest extends ShopTestBase {
                 + "verbatim or summarized").doesNotContain("tea", "coffee", "Porto", "Bo");
         // and the earlier log is archived, not deleted (keep-all retention)
         assertKept(before, log());
-        assertThat(Conversations.export(store, SESSION, TranscriptFormat.JSON)).contains(Shop.ASK_TEA, Shop.INTRODUCE);
+        assertThat(Conversations.export(store, SESSION, Conversations.Format.JSON)).contains(Shop.ASK_TEA, Shop.INTRODUCE);
     }
 
     @ParameterizedTest(name = "{0} on {1}")

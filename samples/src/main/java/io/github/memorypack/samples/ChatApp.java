@@ -13,8 +13,7 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.conversation.Conversations;
-import io.github.memorypack.core.conversation.TranscriptFormat;
+import io.github.memorypack.core.Conversations;
 import io.github.memorypack.core.TokenAccounting;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -26,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -118,24 +118,32 @@ public final class ChatApp {
                 stored == 0 ? "new session" : "continuing, " + stored + " messages stored");
         memory.add(SYSTEM);
         long sent = 0;
-        for (String line = prompt(); line != null; line = prompt()) {
-            String text = line.strip();
-            if (text.isEmpty()) {
-                continue;
-            }
-            if (text.startsWith("/")) {
-                if (!command(text, session, strategy, store, memory, tokenizer, sent)) {
-                    break;
+        try (Replay.Augmentation augmentation = strategy.augmentation(store, tokenizer)) {
+            for (String line = prompt(); line != null; line = prompt()) {
+                String text = line.strip();
+                if (text.isEmpty()) {
+                    continue;
                 }
-                continue;
+                if (text.startsWith("/")) {
+                    if (!command(text, session, strategy, store, memory, tokenizer, sent)) {
+                        break;
+                    }
+                    continue;
+                }
+                UserMessage user = UserMessage.from(text);
+                UserMessage sentUser = augmentation.augment(memory.id(), memory.messages(), user);
+                memory.add(user);
+                List<ChatMessage> request = new ArrayList<>(memory.messages());
+                int newest = request.lastIndexOf(user);
+                if (newest >= 0) {
+                    request.set(newest, sentUser); // recalled turns go out, the memory keeps your words
+                }
+                sent += tokenizer.estimateTokenCountInMessages(request);
+                ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
+                AiMessage reply = response.aiMessage();
+                memory.add(reply);
+                out.println("assistant> " + reply.text());
             }
-            memory.add(UserMessage.from(text));
-            List<ChatMessage> request = memory.messages();
-            sent += tokenizer.estimateTokenCountInMessages(request);
-            ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
-            AiMessage reply = response.aiMessage();
-            memory.add(reply);
-            out.println("assistant> " + reply.text());
         }
         out.println("Bye. Run again with session=" + session + " to continue.");
     }
@@ -192,8 +200,8 @@ public final class ChatApp {
                     out.println("usage: /export <file>   (.json for JSON, anything else YAML)");
                 } else {
                     Path file = Path.of(parts[1].strip());
-                    TranscriptFormat format = file.toString().toLowerCase(Locale.ROOT).endsWith(".json")
-                            ? TranscriptFormat.JSON : TranscriptFormat.YAML;
+                    Conversations.Format format = file.toString().toLowerCase(Locale.ROOT).endsWith(".json")
+                            ? Conversations.Format.JSON : Conversations.Format.YAML;
                     try {
                         Path parent = file.toAbsolutePath().getParent();
                         Files.createDirectories(parent);

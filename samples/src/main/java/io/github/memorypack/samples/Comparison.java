@@ -185,7 +185,8 @@ public final class Comparison {
             Replay.Result result = Replay.run(strategy.describe(options.limits()), conversation, opener,
                     (store, accounting) -> strategy.create(Replay.SESSION, store, options.limits(), tokenizer,
                             summarizer, accounting),
-                    tokenizer, model, progress(console, Math.max(1, turns / 4)));
+                    store -> strategy.augmentation(store, tokenizer), tokenizer, model,
+                    progress(console, Math.max(1, turns / 4)));
             console.printf(Locale.ROOT, "  %s done in %.1f s%n", result.strategy(), (System.nanoTime() - started) / 1e9);
             results.add(result);
         }

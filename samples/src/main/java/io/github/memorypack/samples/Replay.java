@@ -11,6 +11,10 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
+import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.rag.AugmentationRequest;
+import dev.langchain4j.rag.RetrievalAugmentor;
+import dev.langchain4j.rag.query.Metadata;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.TokenAccounting;
@@ -21,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +60,48 @@ public final class Replay {
 
         static Progress none() {
             return (strategy, done, total) -> { };
+        }
+    }
+
+    /**
+     * What a retrieval augmentor adds to a request's user message (recall), set up on one sitting's
+     * store. The augmented message goes out with the request; the memory keeps the user's own words,
+     * as {@code AiServices} does with {@code storeRetrievedContentInChatMemory(false)}.
+     */
+    public interface Augmentation extends AutoCloseable {
+
+        /** The user message as the request carries it. */
+        UserMessage augment(Object memoryId, List<ChatMessage> view, UserMessage user);
+
+        @Override
+        void close();
+
+        /** Leaves every message as it is. */
+        static Augmentation none() {
+            return of(null, () -> { });
+        }
+
+        /**
+         * Augments through {@code augmentor} exactly as {@code AiServices} calls it (the memory id and
+         * the view in the query's metadata); {@code close} closes {@code resource}.
+         */
+        static Augmentation of(RetrievalAugmentor augmentor, Runnable resource) {
+            return new Augmentation() {
+                @Override
+                public UserMessage augment(Object memoryId, List<ChatMessage> view, UserMessage user) {
+                    if (augmentor == null) {
+                        return user;
+                    }
+                    Metadata metadata = Metadata.builder().chatMessage(user).chatMemory(view)
+                            .invocationContext(InvocationContext.builder().chatMemoryId(memoryId).build()).build();
+                    return (UserMessage) augmentor.augment(new AugmentationRequest(user, metadata)).chatMessage();
+                }
+
+                @Override
+                public void close() {
+                    resource.run();
+                }
+            };
         }
     }
 
@@ -183,11 +230,13 @@ public final class Replay {
      *
      * @param name      the strategy's label in the result
      * @param memories  builds the memory on a store, recording into the given ledger
+     * @param augmentations sets up what augments each request on a store ({@link Augmentation#none()})
      * @param stores    opens the store; called once per sitting
      * @param model     answers each request, or {@code null} to use the script's answers
      */
     public static Result run(String name, Conversation conversation, Supplier<SessionStore> stores,
                              BiFunction<SessionStore, TokenAccounting, ChatMemory> memories,
+                             Function<SessionStore, Augmentation> augmentations,
                              TokenCountEstimator tokenizer, ChatModel model, Progress progress) {
         TokenAccounting accounting = TokenAccounting.create();
         Map<ChatMessage, Integer> counted = new HashMap<>();
@@ -203,54 +252,58 @@ public final class Replay {
         int done = 0;
         ChatMemory memory = null;
         for (Conversation.Sitting sitting : conversation.sittings()) {
-            memory = memories.apply(stores.get(), accounting);
-            for (Conversation.Turn turn : sitting.turns()) {
-                UserMessage user = UserMessage.from(turn.user());
-                memory.add(SYSTEM);
-                List<ChatMessage> request = new ArrayList<>(memory.messages());
-                request.add(user);
-                int estimate = Tokenizers.TOKENS_PER_REPLY;
-                int shared = 0;
-                boolean sharing = true;
-                for (int i = 0; i < request.size(); i++) {
-                    ChatMessage message = request.get(i);
-                    int count = counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
-                    estimate += count;
-                    sharing = sharing && i < previous.size() && previous.get(i).equals(message);
-                    if (sharing) {
-                        shared += count;
+            SessionStore store = stores.get();
+            memory = memories.apply(store, accounting);
+            try (Augmentation augmentation = augmentations.apply(store)) {
+                for (Conversation.Turn turn : sitting.turns()) {
+                    UserMessage user = UserMessage.from(turn.user());
+                    memory.add(SYSTEM);
+                    List<ChatMessage> view = memory.messages();
+                    List<ChatMessage> request = new ArrayList<>(view);
+                    request.add(augmentation.augment(memory.id(), view, user));
+                    int estimate = Tokenizers.TOKENS_PER_REPLY;
+                    int shared = 0;
+                    boolean sharing = true;
+                    for (int i = 0; i < request.size(); i++) {
+                        ChatMessage message = request.get(i);
+                        int count = counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
+                        estimate += count;
+                        sharing = sharing && i < previous.size() && previous.get(i).equals(message);
+                        if (sharing) {
+                            shared += count;
+                        }
                     }
-                }
-                cached[done] = cacheable(shared);
-                previous = request;
-                AiMessage reply;
-                TokenUsage usage = null;
-                if (model == null) {
-                    reply = AiMessage.from(turn.assistant());
-                } else {
-                    ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
-                    reply = response.aiMessage();
-                    usage = response.tokenUsage();
-                }
-                accounting.recordRequest(memory.id(), estimate, usage);
-                tokens[done] = estimate;
-                reported[done] = usage == null || usage.inputTokenCount() == null ? -1 : usage.inputTokenCount();
-                reportedCached[done] = usage instanceof OpenAiTokenUsage openAi && openAi.inputTokensDetails() != null
-                        && openAi.inputTokensDetails().cachedTokens() != null
-                        ? openAi.inputTokensDetails().cachedTokens() : -1;
-                String text = textOf(request);
-                for (String fact : turn.facts()) {
-                    asked++;
-                    if (text.contains(fact)) {
-                        found++;
+                    cached[done] = cacheable(shared);
+                    previous = request;
+                    AiMessage reply;
+                    TokenUsage usage = null;
+                    if (model == null) {
+                        reply = AiMessage.from(turn.assistant());
                     } else {
-                        missing.add(fact);
+                        ChatResponse response = model.chat(ChatRequest.builder().messages(request).build());
+                        reply = response.aiMessage();
+                        usage = response.tokenUsage();
                     }
+                    accounting.recordRequest(memory.id(), estimate, usage);
+                    tokens[done] = estimate;
+                    reported[done] = usage == null || usage.inputTokenCount() == null ? -1 : usage.inputTokenCount();
+                    reportedCached[done] = usage instanceof OpenAiTokenUsage openAi && openAi.inputTokensDetails() != null
+                            && openAi.inputTokensDetails().cachedTokens() != null
+                            ? openAi.inputTokensDetails().cachedTokens() : -1;
+                    String text = textOf(request);
+                    for (String fact : turn.facts()) {
+                        asked++;
+                        if (text.contains(fact)) {
+                            found++;
+                        } else {
+                            missing.add(fact);
+                        }
+                    }
+                    memory.add(user);
+                    memory.add(reply);
+                    done++;
+                    progress.turnDone(name, done, total);
                 }
-                memory.add(user);
-                memory.add(reply);
-                done++;
-                progress.turnDone(name, done, total);
             }
         }
         return new Result(name, tokens, reported, found, asked, missing, accounting.report(memory.id()), cached,

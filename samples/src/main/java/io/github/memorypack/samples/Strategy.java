@@ -10,6 +10,7 @@ import io.github.memorypack.core.SummaryChatMemory;
 import io.github.memorypack.core.TokenAccounting;
 import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.recall.RecallContentRetriever;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +31,14 @@ public enum Strategy {
     /** A running summary, folded after every turn, plus the turn not yet folded. */
     SUMMARY("summary"),
     /** Recent turns verbatim up to {@link Limits#maxTokens()}, older ones folded into a summary. */
-    SUMMARY_BUFFER("summary-buffer");
+    SUMMARY_BUFFER("summary-buffer"),
+    /** {@link #WINDOW} plus recall: older turns relevant to the question are appended to it. */
+    WINDOW_RECALL("window+recall"),
+    /** {@link #SUMMARY_BUFFER} plus recall: older turns relevant to the question are appended to it. */
+    SUMMARY_BUFFER_RECALL("summary-buffer+recall");
+
+    /** Tokens recall may add to a request (the recall module's default). */
+    public static final int RECALL_TOKENS = RecallContentRetriever.DEFAULT_MAX_TOKENS;
 
     private final String label;
 
@@ -45,7 +53,40 @@ public enum Strategy {
 
     /** Whether it calls a summarizer. */
     public boolean summarizes() {
-        return this == SUMMARY || this == SUMMARY_BUFFER;
+        return memory() == SUMMARY || memory() == SUMMARY_BUFFER;
+    }
+
+    /** Whether requests also carry recalled turns ({@code memory-pack-recall}). */
+    public boolean recalls() {
+        return this == WINDOW_RECALL || this == SUMMARY_BUFFER_RECALL;
+    }
+
+    /** The memory strategy: itself, or the one a recall variant adds recall to. */
+    public Strategy memory() {
+        return switch (this) {
+            case WINDOW_RECALL -> WINDOW;
+            case SUMMARY_BUFFER_RECALL -> SUMMARY_BUFFER;
+            default -> this;
+        };
+    }
+
+    /** The strategies that are memories alone (no recall): what a chat can be switched between. */
+    public static List<Strategy> memories() {
+        return Arrays.stream(values()).filter(s -> !s.recalls()).toList();
+    }
+
+    /**
+     * What augments this strategy's requests on {@code store}: for a recall variant, recall's
+     * augmentor (hybrid, BM25 and the in-process embedding model, at most {@value #RECALL_TOKENS}
+     * tokens; closing it commits and closes the indexes); for the others, nothing.
+     */
+    public Replay.Augmentation augmentation(SessionStore store, TokenCountEstimator tokenizer) {
+        if (!recalls()) {
+            return Replay.Augmentation.none();
+        }
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).tokenizer(tokenizer)
+                .maxTokens(RECALL_TOKENS).build();
+        return Replay.Augmentation.of(recall.augmentor(), recall::close);
     }
 
     /** The label with its limit, for tables: {@code window (20 messages)}. */
@@ -57,6 +98,8 @@ public enum Strategy {
             case WINDOW_CHUNKED -> label + " (" + limits.maxTokens() + ", chunked)";
             case SUMMARY -> label + " (cap " + limits.summaryTokens() + ")";
             case SUMMARY_BUFFER -> label + " (" + limits.maxTokens() + " tokens)";
+            case WINDOW_RECALL, SUMMARY_BUFFER_RECALL -> memory().describe(limits).replace(memory().label, label)
+                    .replace(")", ", recall " + RECALL_TOKENS + ")");
         };
     }
 
@@ -78,7 +121,7 @@ public enum Strategy {
      */
     public ChatMemoryProvider provider(SessionStore store, Limits limits, TokenCountEstimator tokenizer,
                                        Summarizer summarizer, TokenAccounting accounting) {
-        return switch (this) {
+        return switch (memory()) {
             case BUFFER -> BufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer).provider();
             case WINDOW -> WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .maxMessages(limits.windowMessages()).provider();
@@ -92,6 +135,7 @@ public enum Strategy {
             case SUMMARY_BUFFER -> SummaryBufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
                     .summarizer(summarizer).maxSummaryTokens(limits.summaryTokens()).maxBufferTokens(limits.maxTokens())
                     .tokenAccounting(accounting).provider();
+            default -> throw new IllegalStateException("no memory for " + this);
         };
     }
 

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Replays the project's scripted conversation (the samples' {@link Conversation#builtIn()}: 322
@@ -57,15 +58,18 @@ public final class ReplayBenchmark {
         List<Replay.Result> results = new ArrayList<>();
         for (Strategy strategy : Strategy.values()) {
             results.add(replay(strategy.describe(limits), conversation, (store, accounting) -> strategy.create(
-                    Replay.SESSION, store, limits, TOKENIZER, Summarizer.extractive(SUMMARY_CAP), accounting)));
+                    Replay.SESSION, store, limits, TOKENIZER, Summarizer.extractive(SUMMARY_CAP), accounting),
+                    store -> strategy.augmentation(store, TOKENIZER)));
         }
         return results;
     }
 
     private static Replay.Result replay(String name, Conversation conversation,
-                                        BiFunction<SessionStore, TokenAccounting, ChatMemory> memories) {
+                                        BiFunction<SessionStore, TokenAccounting, ChatMemory> memories,
+                                        Function<SessionStore, Replay.Augmentation> augmentations) {
         SessionStore store = InMemorySessionStore.create();
-        return Replay.run(name, conversation, () -> store, memories, TOKENIZER, null, Replay.Progress.none());
+        return Replay.run(name, conversation, () -> store, memories, augmentations, TOKENIZER, null,
+                Replay.Progress.none());
     }
 
     private static Replay.Result result(List<Replay.Result> results, Strategy strategy, int maxTokens) {

@@ -29,8 +29,8 @@ class ChatController {
 
     @GetMapping("/api/info")
     Map<String, Object> info() {
-        return Map.of("mode", chats.describe(), "strategies", Arrays.stream(Strategy.values()).map(Strategy::label).toList(),
-                "defaultStrategy", Strategy.SUMMARY_BUFFER.label(), "limits", Arrays.stream(Strategy.values())
+        return Map.of("mode", chats.describe(), "strategies", Strategy.memories().stream().map(Strategy::label).toList(),
+                "defaultStrategy", Strategy.SUMMARY_BUFFER.label(), "limits", Strategy.memories().stream()
                         .map(s -> s.describe(Strategy.Limits.DEFAULT)).toList());
     }
 

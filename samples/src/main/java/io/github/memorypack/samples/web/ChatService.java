@@ -129,7 +129,7 @@ final class ChatService {
         UserMessage user = UserMessage.from(text.strip());
         Map<Strategy, ChatMemory> memories = new LinkedHashMap<>();
         Map<Strategy, List<ChatMessage>> requests = new LinkedHashMap<>();
-        for (Strategy strategy : Strategy.values()) {
+        for (Strategy strategy : Strategy.memories()) {
             ChatMemory memory = strategy.create(id + "." + strategy.label(), store, Strategy.Limits.DEFAULT, tokenizer,
                     summarizer, TokenAccounting.create());
             memory.add(Replay.SYSTEM);

@@ -1,14 +1,10 @@
-package io.github.memorypack.core.conversation;
+package io.github.memorypack.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.NewEntry;
-import io.github.memorypack.core.SessionStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,4 +1,4 @@
-package io.github.memorypack.core.conversation;
+package io.github.memorypack.core;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -10,7 +10,6 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
-import io.github.memorypack.core.Entry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,13 +20,13 @@ import java.util.Locale;
  * {@code System}, {@code User}, {@code Assistant}, {@code Tool} and {@code Custom}; non-text contents
  * appear as {@code [image]}, {@code [audio]}…; tool calls as {@code [tool call name(arguments)]}.
  */
-public final class ConversationText {
+final class ConversationText {
 
     private ConversationText() {
     }
 
     /** The role word for a message type. */
-    public static String role(ChatMessageType type) {
+    static String role(ChatMessageType type) {
         switch (type) {
             case SYSTEM: return "System";
             case USER: return "User";
@@ -38,7 +37,7 @@ public final class ConversationText {
     }
 
     /** The readable text of a message (every text part, tool calls and results, custom attributes). */
-    public static String text(ChatMessage message) {
+    static String text(ChatMessage message) {
         if (message instanceof SystemMessage) {
             return ((SystemMessage) message).text();
         }
@@ -80,7 +79,7 @@ public final class ConversationText {
      * message text can start a line of its own — a user message cannot forge a
      * {@code [timestamp] System:} line.
      */
-    public static String line(Entry entry) {
+    static String line(Entry entry) {
         return "[" + entry.timestamp() + "] " + role(entry.message().type()) + ": " + oneLine(text(entry.message()));
     }
 
@@ -110,7 +109,7 @@ public final class ConversationText {
     }
 
     /** One {@link #line} per entry, separated by line feeds: exactly one line per entry. */
-    public static String history(List<Entry> entries) {
+    static String history(List<Entry> entries) {
         StringBuilder out = new StringBuilder();
         for (Entry e : entries) {
             if (out.length() > 0) {

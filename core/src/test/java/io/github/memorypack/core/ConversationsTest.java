@@ -1,4 +1,4 @@
-package io.github.memorypack.core.conversation;
+package io.github.memorypack.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,12 +10,6 @@ import dev.langchain4j.data.message.ChatMessageType;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.NewEntry;
-import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.Tokenizers;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -49,14 +43,14 @@ class ConversationsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(TranscriptFormat.class)
-    void should_round_trip_messages_metadata_and_state_when_exported_and_imported(TranscriptFormat format) {
+    @EnumSource(Conversations.Format.class)
+    void should_round_trip_messages_metadata_and_state_when_exported_and_imported(Conversations.Format format) {
         // given
         givenConversation("src");
         store.trim("src", 1);
         // when
         String document = Conversations.export(store, "src", format);
-        List<Entry> imported = Conversations.importSession(store, "copy", document, format, ImportMode.NEW_SESSION_ONLY);
+        List<Entry> imported = Conversations.importSession(store, "copy", document, format, Conversations.ImportMode.NEW_SESSION_ONLY);
         // then
         List<Entry> source = store.read("src", 0, 100);
         assertThat(messages(imported)).isEqualTo(messages(source));
@@ -68,7 +62,7 @@ class ConversationsTest {
         assertThat(state.attributes()).containsEntry("strategy", "window");
         // the summary covered source indices < 2, i.e. the first imported entry (index 1 in the source)
         assertThat(state.summary().orElseThrow().coveredUntil()).isEqualTo(1);
-        assertThat(document).contains(format == TranscriptFormat.YAML ? "format: \"memory-pack-session\"" : "\"format\" : \"memory-pack-session\"");
+        assertThat(document).contains(format == Conversations.Format.YAML ? "format: \"memory-pack-session\"" : "\"format\" : \"memory-pack-session\"");
     }
 
     @Test
@@ -76,14 +70,14 @@ class ConversationsTest {
         // given
         givenConversation("src");
         store.append("target", List.of(NewEntry.of(UserMessage.from("old"))));
-        String document = Conversations.export(store, "src", TranscriptFormat.JSON);
+        String document = Conversations.export(store, "src", Conversations.Format.JSON);
         // when / then
-        assertThatThrownBy(() -> Conversations.importSession(store, "target", document, TranscriptFormat.JSON,
-                ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalStateException.class).hasMessageContaining("REPLACE_EXISTING");
+        assertThatThrownBy(() -> Conversations.importSession(store, "target", document, Conversations.Format.JSON,
+                Conversations.ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalStateException.class).hasMessageContaining("REPLACE_EXISTING");
         assertThat(messages(store.read("target", 0, 10))).containsExactly(UserMessage.from("old"));
 
-        List<Entry> replaced = Conversations.importSession(store, "target", document, TranscriptFormat.JSON,
-                ImportMode.REPLACE_EXISTING);
+        List<Entry> replaced = Conversations.importSession(store, "target", document, Conversations.Format.JSON,
+                Conversations.ImportMode.REPLACE_EXISTING);
         assertThat(messages(replaced)).isEqualTo(messages(store.read("src", 0, 100)));
         assertThat(replaced.get(0).index()).isEqualTo(1); // indices continue: never reused
         assertThat(messages(store.read("target", 0, 100))).isEqualTo(messages(replaced));
@@ -91,10 +85,10 @@ class ConversationsTest {
 
     @Test
     void should_reject_document_when_it_is_not_an_export() {
-        assertThatThrownBy(() -> Conversations.importSession(store, "x", "{\"format\":\"other\"}", TranscriptFormat.JSON,
-                ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Conversations.importSession(store, "x", "a: [", TranscriptFormat.YAML,
-                ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Conversations.importSession(store, "x", "{\"format\":\"other\"}", Conversations.Format.JSON,
+                Conversations.ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Conversations.importSession(store, "x", "a: [", Conversations.Format.YAML,
+                Conversations.ImportMode.NEW_SESSION_ONLY)).isInstanceOf(IllegalArgumentException.class);
         assertThat(store.sessions()).isEmpty();
     }
 
@@ -137,14 +131,14 @@ class ConversationsTest {
     @Test
     void should_count_messages_and_tokens_by_role_when_counts_are_stored_or_estimated() {
         givenConversation("s");
-        Map<ChatMessageType, RoleCount> stored = Conversations.countByRole(store, "s");
-        assertThat(stored.get(ChatMessageType.USER)).isEqualTo(new RoleCount(2, 5, 1));
-        assertThat(stored.get(ChatMessageType.AI)).isEqualTo(new RoleCount(3, 19, 0));
-        assertThat(stored.get(ChatMessageType.TOOL_EXECUTION_RESULT)).isEqualTo(new RoleCount(1, 4, 0));
+        Map<ChatMessageType, Conversations.RoleCount> stored = Conversations.countByRole(store, "s");
+        assertThat(stored.get(ChatMessageType.USER)).isEqualTo(new Conversations.RoleCount(2, 5, 1));
+        assertThat(stored.get(ChatMessageType.AI)).isEqualTo(new Conversations.RoleCount(3, 19, 0));
+        assertThat(stored.get(ChatMessageType.TOOL_EXECUTION_RESULT)).isEqualTo(new Conversations.RoleCount(1, 4, 0));
 
-        Map<ChatMessageType, RoleCount> estimated = Conversations.countByRole(store, "s", Tokenizers.o200k());
+        Map<ChatMessageType, Conversations.RoleCount> estimated = Conversations.countByRole(store, "s", Tokenizers.o200k());
         long expected = 5 + Tokenizers.o200k().estimateTokenCountInMessage(UserMessage.from("And tomorrow?"));
-        assertThat(estimated.get(ChatMessageType.USER)).isEqualTo(new RoleCount(2, expected, 0));
+        assertThat(estimated.get(ChatMessageType.USER)).isEqualTo(new Conversations.RoleCount(2, expected, 0));
     }
 
     @Test
@@ -156,5 +150,30 @@ class ConversationsTest {
                 "[2026-11-29T10:00:00Z] Assistant: [tool call weather({\"city\":\"Lisbon\"})]",
                 "[2026-11-29T10:00:00Z] Tool: [weather] sunny");
         assertThat(text).endsWith("[2026-11-29T10:00:00Z] Assistant: Rain");
+    }
+
+    @Test
+    void should_give_the_conversation_every_memory_shows_when_log_holds_clear_set_and_retries() {
+        // given: a turn, clear(), a retried request, and a set() that replaces the last answer
+        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
+        memory.add(UserMessage.from("forgotten"));
+        memory.add(AiMessage.from("gone"));
+        memory.clear();
+        memory.add(SystemMessage.from("Be brief"));
+        RequestScope.run("r1", () -> memory.add(UserMessage.from("first try")));
+        RequestScope.run("r1", () -> {
+            memory.add(UserMessage.from("first try"));
+            memory.add(AiMessage.from("draft"));
+        });
+        memory.set(List.of(SystemMessage.from("Be brief"), UserMessage.from("first try"), AiMessage.from("final")));
+
+        // when
+        List<Entry> current = Conversations.current(store, "s");
+
+        // then
+        assertThat(messages(current)).containsExactly(SystemMessage.from("Be brief"), UserMessage.from("first try"),
+                AiMessage.from("final"));
+        assertThat(messages(current)).isNotEqualTo(messages(store.read("s", 0, 100)));
+        assertThat(Conversations.search(store, "s", "forgotten")).hasSize(1); // the log keeps it
     }
 }

@@ -1,4 +1,4 @@
-package io.github.memorypack.core.conversation;
+package io.github.memorypack.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,13 +8,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.langchain4j.data.message.ChatMessageType;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.NewEntry;
-import io.github.memorypack.core.SessionIds;
-import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -55,8 +48,54 @@ public final class Conversations {
     private Conversations() {
     }
 
+    /** Text formats a session can be exported to and imported from. */
+    public enum Format {
+        /** Pretty-printed JSON. */
+        JSON,
+        /** YAML (the same document as {@link #JSON}). */
+        YAML
+    }
+
+    /** What {@link #importSession} does when the target session already exists. */
+    public enum ImportMode {
+        /** Import only into a session that has no entries and no state; otherwise throw {@link IllegalStateException}. */
+        NEW_SESSION_ONLY,
+        /** Explicit confirmation: replace the target's log and state with the imported ones. */
+        REPLACE_EXISTING
+    }
+
+    /**
+     * How many messages of one role a session holds and their tokens.
+     *
+     * @param messages                  messages of the role
+     * @param tokens                    the token counts stored with them (or estimated, when an estimator was given)
+     * @param messagesWithoutTokenCount how many had no count to add
+     */
+    public record RoleCount(long messages, long tokens, long messagesWithoutTokenCount) {
+
+        RoleCount plus(long tokenCount) {
+            return tokenCount < 0 ? new RoleCount(messages + 1, tokens, messagesWithoutTokenCount + 1)
+                    : new RoleCount(messages + 1, tokens + tokenCount, messagesWithoutTokenCount);
+        }
+    }
+
+    /**
+     * The entries of the session's current conversation, oldest first, as every Memory Pack memory
+     * reads its log: what follows the latest {@code clear()}, without the messages a {@code set()}
+     * replaced, without earlier attempts of a retried request, and without the memories' own records.
+     * The rest stays in the log (exported, searched and counted by the other methods here), but is
+     * no part of the conversation any more. System-message entries are included (they record the
+     * application's system message as it changed).
+     */
+    public static List<Entry> current(SessionStore store, String sessionId) {
+        SessionIds.validate(sessionId);
+        SessionState state = store.state(sessionId);
+        List<Entry> entries = store.read(sessionId, 0, Integer.MAX_VALUE);
+        return Dialogue.live(state, entries);
+    }
+
     /** The session's full retained log and state as a JSON or YAML document. */
-    public static String export(SessionStore store, String sessionId, TranscriptFormat format) {
+    public static String export(SessionStore store, String sessionId, Format format) {
         Objects.requireNonNull(format, "format");
         List<Entry> entries = all(store, sessionId);
         SessionState state = store.state(sessionId);
@@ -83,7 +122,7 @@ public final class Conversations {
      * @throws IllegalStateException    if the target exists and the mode is {@link ImportMode#NEW_SESSION_ONLY}
      */
     public static List<Entry> importSession(SessionStore store, String targetSessionId, String document,
-                                            TranscriptFormat format, ImportMode mode) {
+                                            Format format, ImportMode mode) {
         SessionIds.validate(targetSessionId);
         Objects.requireNonNull(document, "document");
         Objects.requireNonNull(format, "format");
@@ -214,8 +253,8 @@ public final class Conversations {
                 || store.sessions().contains(sessionId);
     }
 
-    private static ObjectMapper mapper(TranscriptFormat format) {
-        return format == TranscriptFormat.YAML ? YAML : JSON;
+    private static ObjectMapper mapper(Format format) {
+        return format == Format.YAML ? YAML : JSON;
     }
 
     /** Writes {@code source} (and {@code state}, its summary range moved to the new indices) into the target. */

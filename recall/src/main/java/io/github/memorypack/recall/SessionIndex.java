@@ -1,0 +1,956 @@
+package io.github.memorypack.recall;
+
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionStore;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.CharArraySet;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.BinaryDocValuesField;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.LockObtainFailedException;
+import org.apache.lucene.store.NRTCachingDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The recall index of one session: a Lucene index with one document per user or AI message that
+ * has text (its log index, its turn's index and id, the text for BM25 and, with a model, its
+ * embedding). It is derived from the log and only from the log: {@link #catchUp} brings it level
+ * with the store before every search, and anything that does not match the log (a deleted and
+ * re-created session, a replaced log, a damaged or foreign index) is thrown away and rebuilt.
+ *
+ * <p>Not thread-safe: callers hold {@link #lock} around every call.
+ */
+final class SessionIndex implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
+
+    /** Bumped when the document layout changes; an index of another format is rebuilt. */
+    static final String FORMAT = "4";
+    /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
+    static final int CANDIDATES = 40;
+    /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
+    static final int RRF_K = 60;
+    /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
+    static final int COMMIT_EVERY = 512;
+    private static final int READ_BATCH = 256;
+
+    private static final String ENTRY = "entry";
+    private static final String TURN = "turn";
+    private static final String TURN_ID = "turnId";
+    private static final String TEXT = "text";
+    private static final String VECTOR = "vector";
+    private static final String TAG = "tag";
+    private static final String REQUEST = "request";
+    private static final String ATTEMPT = "attempt";
+    /** How many recent turn tags and requests are kept in memory. */
+    private static final int RECENT = 1024;
+
+    private static final String KEY_FORMAT = "format";
+    private static final String KEY_MODEL = "model";
+    private static final String KEY_NEXT = "next";
+    private static final String KEY_LAST_ID = "lastId";
+    private static final String KEY_TURN = "turn";
+    private static final String KEY_TURN_ID = "turnId";
+    private static final String KEY_FIRST = "first";
+
+    final ReentrantLock lock = new ReentrantLock();
+
+    private final String sessionId;
+    private final SessionStore store;
+    private final EmbeddingModel model;
+    private final String modelKey;
+    private final Path path;
+    /**
+     * English stop words plus the function words of conversation (pronouns, question words,
+     * auxiliaries): a question's BM25 then ranks by its content words, not by "what", "my" or "do".
+     */
+    static final CharArraySet STOP_WORDS = new CharArraySet(List.of(
+            "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+            "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+            "will", "with", "i", "i'm", "me", "my", "mine", "myself", "we", "us", "our", "ours", "you", "your", "yours",
+            "he", "him", "his", "she", "her", "hers", "its", "them", "what", "what's", "which", "who", "who's", "whom",
+            "whose", "when", "where", "why", "how", "do", "does", "did", "done", "am", "been", "being", "have", "has",
+            "had", "can", "could", "would", "should", "shall", "may", "might", "must", "again", "about", "from",
+            "up", "down", "out", "off", "over", "any", "some", "all", "so", "too", "very", "just", "also", "than",
+            "those", "here", "now", "please", "remind", "tell", "know", "again", "get", "got", "one", "ones"), true);
+
+    private final Analyzer analyzer = new EnglishAnalyzer(STOP_WORDS);
+
+    private Directory directory;
+    private IndexWriter writer;
+    private SearcherManager searchers;
+    private boolean persistent;
+    boolean closed;
+
+    // how far the index has read the log, and the turn the next entries belong to
+    private long next;
+    private String lastId;
+    private long turn = -1;
+    private String turnId;
+    // entries below this index were trimmed from the log and their documents deleted
+    private long first;
+    private int uncommitted;
+    // the searcher must be refreshed before the next search (documents were deleted)
+    private boolean stale;
+    // lowest turn among documents added since the searcher was last refreshed
+    private long pendingFrom = Long.MAX_VALUE;
+
+    /**
+     * Opens (or creates) the index of a session. {@code path} {@code null} keeps it in memory. A
+     * persistent index that cannot be opened (damaged, another format or model, locked by another
+     * process) is rebuilt, or, when locked, kept in memory for this process.
+     */
+    SessionIndex(String sessionId, SessionStore store, EmbeddingModel model, String modelKey, Path path) {
+        this.sessionId = sessionId;
+        this.store = store;
+        this.model = model;
+        this.modelKey = modelKey;
+        this.path = path;
+        open();
+    }
+
+    private void open() {
+        if (path == null) {
+            openInMemory();
+            return;
+        }
+        try {
+            Files.createDirectories(path);
+            directory = new NRTCachingDirectory(FSDirectory.open(path), 8.0, 64.0);
+            Map<String, String> data = verifiedCommitData(directory);
+            if (data != null && !(FORMAT.equals(data.get(KEY_FORMAT)) && modelKey.equals(data.get(KEY_MODEL)))) {
+                LOG.info("recall index of session {} was built with another format or model; rebuilding it from the log",
+                        sessionId);
+                data = null;
+            }
+            IndexWriterConfig config = config().setOpenMode(data == null
+                    ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+            writer = new IndexWriter(directory, config);
+            searchers = new SearcherManager(writer, null);
+            persistent = true;
+            if (data != null) {
+                restore(data);
+            } else {
+                resetPosition();
+                commit();
+            }
+        } catch (LockObtainFailedException e) {
+            LOG.warn("recall index {} is in use by another process; session {} gets an in-memory index in this one",
+                    path, sessionId);
+            closeQuietly();
+            openInMemory();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("recall index {} of session {} could not be opened ({}); rebuilding it from the log",
+                    path, sessionId, e.toString());
+            closeQuietly();
+            wipe();
+            try {
+                directory = new NRTCachingDirectory(FSDirectory.open(path), 8.0, 64.0);
+                writer = new IndexWriter(directory, config().setOpenMode(IndexWriterConfig.OpenMode.CREATE));
+                searchers = new SearcherManager(writer, null);
+                persistent = true;
+                resetPosition();
+                commit();
+            } catch (IOException again) {
+                throw new UncheckedIOException("could not create the recall index " + path, again);
+            }
+        }
+    }
+
+    /**
+     * The user data of the index's last commit after checking every file's checksum, or {@code null}
+     * when there is no index yet.
+     */
+    private static Map<String, String> verifiedCommitData(Directory directory) throws IOException {
+        if (!DirectoryReader.indexExists(directory)) {
+            return null;
+        }
+        try (DirectoryReader reader = DirectoryReader.open(directory)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                leaf.reader().checkIntegrity();
+            }
+            return new HashMap<>(reader.getIndexCommit().getUserData());
+        }
+    }
+
+    private void openInMemory() {
+        try {
+            directory = new ByteBuffersDirectory();
+            writer = new IndexWriter(directory, config());
+            searchers = new SearcherManager(writer, null);
+            persistent = false;
+            resetPosition();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private IndexWriterConfig config() {
+        return new IndexWriterConfig(analyzer).setCommitOnClose(false);
+    }
+
+    private void restore(Map<String, String> data) {
+        next = Long.parseLong(data.getOrDefault(KEY_NEXT, "0"));
+        lastId = data.get(KEY_LAST_ID);
+        turn = Long.parseLong(data.getOrDefault(KEY_TURN, "-1"));
+        turnId = data.get(KEY_TURN_ID);
+        first = Long.parseLong(data.getOrDefault(KEY_FIRST, "0"));
+    }
+
+    private void resetPosition() {
+        next = 0;
+        lastId = null;
+        turn = -1;
+        turnId = null;
+        first = 0;
+        turnsByTag.clear();
+        attemptsByRequest.clear();
+    }
+
+    /** True if the index lives on disk (and survives a restart). */
+    boolean persistent() {
+        return persistent;
+    }
+
+    /** Throws away every document and reads the whole log again. */
+    void rebuild() throws IOException {
+        writer.deleteAll();
+        stale = true;
+        resetPosition();
+        catchUp();
+        commit();
+    }
+
+    /**
+     * Brings the index level with the log: drops everything when the log is not the one it was built
+     * from (deleted, or deleted and written again), deletes the documents of entries trimmed or
+     * replaced since, then indexes the entries appended since.
+     */
+    void catchUp() throws IOException {
+        long storeNext = store.nextIndex(sessionId);
+        boolean changed = false;
+        if (storeNext < next || (next > 0 && !lastEntryStillThere())) {
+            writer.deleteAll();
+            resetPosition();
+            changed = true;
+            stale = true;
+        }
+        List<Entry> oldest = store.read(sessionId, 0, 1);
+        long firstRetained = oldest.isEmpty() ? storeNext : oldest.get(0).index();
+        if (firstRetained > first) {
+            writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, firstRetained - 1));
+            first = firstRetained;
+            changed = true;
+            stale = true;
+        }
+        long from = Math.max(next, first);
+        while (from < storeNext) {
+            List<Entry> batch = store.read(sessionId, from, READ_BATCH);
+            if (batch.isEmpty()) {
+                break;
+            }
+            add(batch);
+            changed = true;
+            Entry last = batch.get(batch.size() - 1);
+            next = last.index() + 1;
+            lastId = last.id();
+            from = next;
+        }
+        if (changed) {
+            if (uncommitted >= COMMIT_EVERY) {
+                commit();
+            }
+        }
+    }
+
+    /** The entry at {@code next - 1}, if still in the log, is the one the index read there. */
+    private boolean lastEntryStillThere() {
+        List<Entry> last = store.read(sessionId, next - 1, 1);
+        return last.isEmpty() || last.get(0).index() != next - 1 || last.get(0).id().equals(lastId);
+    }
+
+    /**
+     * Indexes a batch of entries in log order, applying what the memories recorded in the log as they
+     * go: a clear record deletes every document before it, a set record deletes the entries it names,
+     * and the first entry of a request's new attempt deletes the documents of its earlier attempts
+     * (an earlier attempt that goes on writing is not indexed). An entry tagged with a turn belongs to
+     * that turn's user message, however requests interleaved.
+     */
+    private void add(List<Entry> entries) throws IOException {
+        List<Entry> pending = new ArrayList<>(entries.size());
+        List<String> texts = new ArrayList<>(entries.size());
+        List<Long> turns = new ArrayList<>(entries.size());
+        List<String> turnIds = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            ChatMessage message = entry.message();
+            String record = LogFormat.record(message);
+            if (record != null) {
+                flush(pending, texts, turns, turnIds);
+                if (LogFormat.CLEAR.equals(record)) {
+                    writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, entry.index()));
+                    turn = -1;
+                    turnId = null;
+                    turnsByTag.clear();
+                } else if (LogFormat.SET.equals(record)) {
+                    for (long[] range : LogFormat.superseded(message)) {
+                        writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, range[0], range[1]));
+                    }
+                }
+                stale = true;
+                continue;
+            }
+            if (!latestAttempt(entry, pending, texts, turns, turnIds)) {
+                continue; // an earlier attempt of a request that was retried
+            }
+            String tag = entry.metadata().get(LogFormat.TURN);
+            long entryTurn = turn;
+            String entryTurnId = turnId;
+            if (message instanceof UserMessage) {
+                turn = entryTurn = entry.index();
+                turnId = entryTurnId = entry.id();
+                if (tag != null) {
+                    turnsByTag.put(tag, new TurnRef(entryTurn, entryTurnId));
+                }
+            } else if (tag != null) {
+                TurnRef tagged = turnOf(tag, pending, texts, turns, turnIds);
+                if (tagged == null) {
+                    continue; // its turn's question is not part of the conversation (cleared, replaced)
+                }
+                entryTurn = tagged.turn;
+                entryTurnId = tagged.turnId;
+            }
+            String text = Turns.searchableText(message);
+            if (text == null || entryTurn < 0) {
+                continue; // not conversation, or before the first user message (no turn to show it in)
+            }
+            pending.add(entry);
+            texts.add(text);
+            turns.add(entryTurn);
+            turnIds.add(entryTurnId);
+        }
+        flush(pending, texts, turns, turnIds);
+    }
+
+    /** Where a turn starts: its user message's log index and id. */
+    private static final class TurnRef {
+        final long turn;
+        final String turnId;
+
+        TurnRef(long turn, String turnId) {
+            this.turn = turn;
+            this.turnId = turnId;
+        }
+    }
+
+    private static <K, V> Map<K, V> recent(int size) {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+                return size() > size;
+            }
+        };
+    }
+
+    /** Recent turn tags and where their turns start (older ones are looked up in the index). */
+    private final Map<String, TurnRef> turnsByTag = recent(RECENT);
+    /** Recent requests: the attempts seen, latest last (older requests are looked up in the index). */
+    private final Map<String, List<String>> attemptsByRequest = recent(RECENT);
+
+    private TurnRef turnOf(String tag, List<Entry> pending, List<String> texts, List<Long> turns,
+                           List<String> turnIds) throws IOException {
+        TurnRef known = turnsByTag.get(tag);
+        if (known != null) {
+            return known;
+        }
+        flush(pending, texts, turns, turnIds);
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            ScoreDoc[] docs = searcher.search(new TermQuery(new Term(TAG, tag)), 1).scoreDocs;
+            if (docs.length == 0) {
+                return null;
+            }
+            Document doc = searcher.storedFields().document(docs[0].doc, Set.of(TURN, TURN_ID));
+            TurnRef found = new TurnRef(doc.getField(TURN).numericValue().longValue(), doc.get(TURN_ID));
+            turnsByTag.put(tag, found);
+            return found;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /**
+     * True if the entry is not of a request, or of its latest attempt. The first entry of a new
+     * attempt makes it the latest and deletes the documents of the request's other attempts.
+     */
+    private boolean latestAttempt(Entry entry, List<Entry> pending, List<String> texts, List<Long> turns,
+                                  List<String> turnIds) throws IOException {
+        String request = entry.metadata().get(LogFormat.REQUEST);
+        if (request == null) {
+            return true;
+        }
+        String attempt = String.valueOf(entry.metadata().get(LogFormat.ATTEMPT));
+        List<String> seen = attemptsByRequest.get(request);
+        if (seen == null) {
+            flush(pending, texts, turns, turnIds);
+            seen = attemptsInIndex(request);
+            attemptsByRequest.put(request, seen);
+        }
+        if (seen.isEmpty() || seen.get(seen.size() - 1).equals(attempt)) {
+            if (seen.isEmpty()) {
+                seen.add(attempt);
+            }
+            return true;
+        }
+        if (seen.contains(attempt)) {
+            return false;
+        }
+        seen.add(attempt);
+        flush(pending, texts, turns, turnIds);
+        writer.deleteDocuments(new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(REQUEST, request)), BooleanClause.Occur.MUST)
+                .add(new TermQuery(new Term(ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
+        stale = true;
+        return true;
+    }
+
+    /** The attempts of a request the index holds documents of, in the order they started. */
+    private List<String> attemptsInIndex(String request) throws IOException {
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            Map<String, Long> starts = new HashMap<>();
+            StoredFields stored = searcher.storedFields();
+            for (ScoreDoc doc : searcher.search(new TermQuery(new Term(REQUEST, request)), Integer.MAX_VALUE).scoreDocs) {
+                Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY));
+                starts.merge(fields.get(ATTEMPT), fields.getField(ENTRY).numericValue().longValue(), Math::min);
+            }
+            List<String> attempts = new ArrayList<>(starts.keySet());
+            attempts.sort(Comparator.comparingLong(starts::get));
+            return attempts;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Adds the documents of the entries collected so far (embedding them in one call) and empties the lists. */
+    private void flush(List<Entry> pending, List<String> texts, List<Long> turns, List<String> turnIds)
+            throws IOException {
+        if (pending.isEmpty()) {
+            return;
+        }
+        List<float[]> vectors = embed(texts);
+        for (int i = 0; i < pending.size(); i++) {
+            Entry entry = pending.get(i);
+            Document doc = new Document();
+            long index = entry.index();
+            doc.add(new LongPoint(ENTRY, index));
+            doc.add(new StoredField(ENTRY, index));
+            doc.add(new LongPoint(TURN, turns.get(i)));
+            doc.add(new StoredField(TURN, turns.get(i)));
+            doc.add(new StoredField(TURN_ID, turnIds.get(i)));
+            doc.add(new TextField(TEXT, texts.get(i), Field.Store.YES));
+            doc.add(new NumericDocValuesField(TURN, turns.get(i)));
+            String tag = entry.metadata().get(LogFormat.TURN);
+            if (tag != null && entry.message() instanceof UserMessage) {
+                doc.add(new StringField(TAG, tag, Field.Store.NO));
+            }
+            String request = entry.metadata().get(LogFormat.REQUEST);
+            if (request != null) {
+                doc.add(new StringField(REQUEST, request, Field.Store.NO));
+                doc.add(new StringField(ATTEMPT, String.valueOf(entry.metadata().get(LogFormat.ATTEMPT)),
+                        Field.Store.YES));
+            }
+            if (vectors != null) {
+                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
+            }
+            writer.addDocument(doc);
+            pendingFrom = Math.min(pendingFrom, turns.get(i));
+        }
+        uncommitted += pending.size();
+        pending.clear();
+        texts.clear();
+        turns.clear();
+        turnIds.clear();
+    }
+
+    /**
+     * The log indices of the messages indexed for the turn that starts at {@code turn}, in log order:
+     * what recall shows of it (cleared, replaced and retried entries are not among them).
+     */
+    List<Long> entriesOf(long turn) throws IOException {
+        IndexSearcher searcher = acquire(turn + 1);
+        try {
+            List<Long> indices = new ArrayList<>();
+            StoredFields stored = searcher.storedFields();
+            for (ScoreDoc doc : searcher.search(LongPoint.newExactQuery(TURN, turn), Integer.MAX_VALUE).scoreDocs) {
+                indices.add(stored.document(doc.doc, Set.of(ENTRY)).getField(ENTRY).numericValue().longValue());
+            }
+            indices.sort(null);
+            return indices;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    private List<float[]> embed(List<String> texts) {
+        if (model == null) {
+            return null;
+        }
+        List<TextSegment> segments = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            segments.add(TextSegment.from(text));
+        }
+        List<Embedding> embeddings = texts.size() == 1
+                ? List.of(model.embed(segments.get(0)).content())
+                : model.embedAll(segments).content();
+        List<float[]> vectors = new ArrayList<>(embeddings.size());
+        for (Embedding embedding : embeddings) {
+            vectors.add(embedding.vector());
+        }
+        return vectors;
+    }
+
+    /** Writes a commit point with the position in the log (persistent indexes only). */
+    void commit() throws IOException {
+        if (!persistent) {
+            uncommitted = 0;
+            return;
+        }
+        Map<String, String> data = new LinkedHashMap<>();
+        data.put(KEY_FORMAT, FORMAT);
+        data.put(KEY_MODEL, modelKey);
+        data.put(KEY_NEXT, Long.toString(next));
+        if (lastId != null) {
+            data.put(KEY_LAST_ID, lastId);
+        }
+        data.put(KEY_TURN, Long.toString(turn));
+        if (turnId != null) {
+            data.put(KEY_TURN_ID, turnId);
+        }
+        data.put(KEY_FIRST, Long.toString(first));
+        writer.setLiveCommitData(data.entrySet());
+        writer.commit();
+        uncommitted = 0;
+    }
+
+    /** One candidate turn: where it starts in the log, its user message's id, and its scores. */
+    static final class Hit {
+        final long turn;
+        String turnId;
+        double fused;
+        double relevance;
+
+        Hit(long turn) {
+            this.turn = turn;
+        }
+    }
+
+    /**
+     * The turns that start before {@code before} and match {@code query}, best first: BM25 and (with a
+     * model) embedding similarity each rank the messages, a turn takes the rank of its best message in
+     * each list, and the lists are fused by reciprocal rank. A turn's relevance is the larger of its
+     * best message's cosine similarity and its lexical coverage (the share of the query's IDF weight
+     * that the message contains); turns under {@code minRelevance} are left out.
+     *
+     * @param queryVector the query's embedding, or {@code null} for lexical only
+     */
+    List<Hit> search(String query, float[] queryVector, long before, double minRelevance, int limit)
+            throws IOException {
+        IndexSearcher searcher = acquire(before);
+        try {
+            Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
+            Map<Integer, Double> similarity = new HashMap<>();
+            List<Integer> lexicalDocs = new ArrayList<>();
+            List<Integer> semanticDocs = new ArrayList<>();
+
+            Map<String, Double> queryTerms = idf(searcher, terms(query));
+            if (!queryTerms.isEmpty()) {
+                BooleanQuery.Builder terms = new BooleanQuery.Builder();
+                for (String term : queryTerms.keySet()) {
+                    terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
+                }
+                Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
+                        .add(beforeFilter, BooleanClause.Occur.FILTER).build();
+                lexicalDocs.addAll(ranked(searcher.search(lexical, CANDIDATES).scoreDocs));
+            }
+            if (queryVector != null) {
+                semanticDocs.addAll(ranked(nearest(searcher, unit(queryVector), before, similarity)));
+            }
+            Map<Long, Hit> hits = new HashMap<>();
+            Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
+            fuse(lexicalDocs, searcher, hits, docsOfTurn);
+            fuse(semanticDocs, searcher, hits, docsOfTurn);
+            List<Hit> ranked = new ArrayList<>(hits.values());
+            ranked.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
+
+            // relevance only for as many turns as the caller can use: it reads each message's text
+            double queryWeight = 0;
+            for (double weight : queryTerms.values()) {
+                queryWeight += weight;
+            }
+            StoredFields stored = searcher.storedFields();
+            List<Hit> result = new ArrayList<>();
+            for (Hit hit : ranked) {
+                if (result.size() == limit) {
+                    break;
+                }
+                for (int docId : docsOfTurn.get(hit.turn)) {
+                    Document doc = stored.document(docId, Set.of(TEXT, TURN_ID));
+                    hit.turnId = doc.get(TURN_ID);
+                    double coverage = 0;
+                    if (queryWeight > 0) {
+                        Set<String> docTerms = terms(doc.get(TEXT));
+                        for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
+                            if (docTerms.contains(term.getKey())) {
+                                coverage += term.getValue();
+                            }
+                        }
+                        coverage /= queryWeight;
+                    }
+                    hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
+                }
+                if (hit.relevance >= minRelevance) {
+                    result.add(hit);
+                }
+            }
+            return result;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /**
+     * The {@link #CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
+     * by exact cosine similarity over every indexed message: an approximate (HNSW) search missed
+     * too many of the right turns in a log that grows a turn at a time. Their similarities go into
+     * {@code similarity}.
+     */
+    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
+            throws IOException {
+        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            SegmentVectors segment = vectors(leaf);
+            Bits live = leaf.reader().getLiveDocs();
+            int dim = segment.dimension;
+            for (int i = 0; i < segment.docs.length; i++) {
+                int doc = segment.docs[i];
+                if (segment.turns[i] >= before || (live != null && !live.get(doc)) || dim != query.length) {
+                    continue;
+                }
+                float dot = dot(segment.vectors, i * dim, query);
+                if (best.size() < CANDIDATES || dot > best.peek().score) {
+                    best.add(new ScoreDoc(leaf.docBase + doc, dot));
+                    if (best.size() > CANDIDATES) {
+                        best.poll();
+                    }
+                }
+            }
+        }
+        ScoreDoc[] top = new ScoreDoc[best.size()];
+        for (int i = top.length - 1; i >= 0; i--) {
+            top[i] = best.poll();
+            similarity.put(top[i].doc, (double) top[i].score);
+        }
+        return top;
+    }
+
+    /** The dot product of {@code b} and the {@code b.length} floats of {@code a} from {@code from}. */
+    private static float dot(float[] a, int from, float[] b) {
+        int n = b.length;
+        float s0 = 0;
+        float s1 = 0;
+        float s2 = 0;
+        float s3 = 0;
+        int d = 0;
+        for (; d + 3 < n; d += 4) {
+            s0 += a[from + d] * b[d];
+            s1 += a[from + d + 1] * b[d + 1];
+            s2 += a[from + d + 2] * b[d + 2];
+            s3 += a[from + d + 3] * b[d + 3];
+        }
+        for (; d < n; d++) {
+            s0 += a[from + d] * b[d];
+        }
+        return s0 + s1 + s2 + s3;
+    }
+
+    /** The unit vectors and turns of one segment, decoded once: segments never change. */
+    private static final class SegmentVectors {
+        final int[] docs;
+        final long[] turns;
+        final int dimension;
+        // one after the other, dimension floats each: a scan reads memory in order
+        final float[] vectors;
+
+        SegmentVectors(int[] docs, long[] turns, int dimension, float[] vectors) {
+            this.docs = docs;
+            this.turns = turns;
+            this.dimension = dimension;
+            this.vectors = vectors;
+        }
+    }
+
+    private final Map<IndexReader.CacheKey, SegmentVectors> segmentVectors = new ConcurrentHashMap<>();
+
+    private SegmentVectors vectors(LeafReaderContext leaf) throws IOException {
+        IndexReader.CacheHelper helper = leaf.reader().getCoreCacheHelper();
+        SegmentVectors cached = helper == null ? null : segmentVectors.get(helper.getKey());
+        if (cached != null) {
+            return cached;
+        }
+        BinaryDocValues values = leaf.reader().getBinaryDocValues(VECTOR);
+        NumericDocValues turnValues = leaf.reader().getNumericDocValues(TURN);
+        List<Integer> docs = new ArrayList<>();
+        List<Long> turns = new ArrayList<>();
+        List<float[]> vectors = new ArrayList<>();
+        if (values != null && turnValues != null) {
+            for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
+                turnValues.advanceExact(doc);
+                BytesRef bytes = values.binaryValue();
+                float[] vector = new float[bytes.length / Float.BYTES];
+                ByteBuffer.wrap(bytes.bytes, bytes.offset, bytes.length).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer()
+                        .get(vector);
+                docs.add(doc);
+                turns.add(turnValues.longValue());
+                vectors.add(vector);
+            }
+        }
+        int dimension = vectors.isEmpty() ? 0 : vectors.get(0).length;
+        float[] flat = new float[vectors.size() * dimension];
+        for (int i = 0; i < vectors.size(); i++) {
+            System.arraycopy(vectors.get(i), 0, flat, i * dimension, Math.min(dimension, vectors.get(i).length));
+        }
+        SegmentVectors segment = new SegmentVectors(docs.stream().mapToInt(Integer::intValue).toArray(),
+                turns.stream().mapToLong(Long::longValue).toArray(), dimension, flat);
+        if (helper != null) {
+            IndexReader.CacheKey key = helper.getKey();
+            if (segmentVectors.putIfAbsent(key, segment) == null) {
+                helper.addClosedListener(segmentVectors::remove);
+            }
+        }
+        return segment;
+    }
+
+    private static float[] unit(float[] vector) {
+        double norm = 0;
+        for (float v : vector) {
+            norm += v * v;
+        }
+        norm = Math.sqrt(norm);
+        float[] unit = new float[vector.length];
+        for (int i = 0; i < vector.length; i++) {
+            unit[i] = norm == 0 ? 0 : (float) (vector[i] / norm);
+        }
+        return unit;
+    }
+
+    private static BytesRef unitBytes(float[] vector) {
+        float[] unit = unit(vector);
+        ByteBuffer bytes = ByteBuffer.allocate(unit.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asFloatBuffer().put(unit);
+        return new BytesRef(bytes.array());
+    }
+
+    /** The document ids of {@code docs}, best first. */
+    private static List<Integer> ranked(ScoreDoc[] docs) {
+        List<Integer> ranked = new ArrayList<>(docs.length);
+        for (ScoreDoc doc : docs) {
+            ranked.add(doc.doc);
+        }
+        return ranked;
+    }
+
+    /**
+     * A searcher that sees every deletion and every added document of a turn before {@code before}.
+     * Refreshing (which writes a small segment) is the dearest part of a query, and the newest turns
+     * are usually the ones the memory's view still shows and the query leaves out; so documents added
+     * since the last refresh are made visible only once they could be returned.
+     */
+    private IndexSearcher acquire(long before) throws IOException {
+        if (stale || pendingFrom < before) {
+            searchers.maybeRefreshBlocking();
+            stale = false;
+            pendingFrom = Long.MAX_VALUE;
+        }
+        return searchers.acquire();
+    }
+
+    /**
+     * Adds each turn's reciprocal rank in one list (its best message's rank among the turns), and
+     * remembers which candidate messages belong to which turn. Turns come from doc values: no stored
+     * field is read here.
+     */
+    private static void fuse(List<Integer> docs, IndexSearcher searcher, Map<Long, Hit> hits,
+                             Map<Long, List<Integer>> docsOfTurn) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        Set<Long> seen = new HashSet<>();
+        for (int docId : docs) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+            NumericDocValues turns = DocValues.getNumeric(leaf.reader(), TURN);
+            if (!turns.advanceExact(docId - leaf.docBase)) {
+                continue;
+            }
+            long turn = turns.longValue();
+            List<Integer> members = docsOfTurn.computeIfAbsent(turn, t -> new ArrayList<>());
+            if (!members.contains(docId)) {
+                members.add(docId);
+            }
+            if (seen.add(turn)) {
+                hits.computeIfAbsent(turn, Hit::new).fused += 1.0 / (RRF_K + seen.size());
+            }
+        }
+    }
+
+    /** BM25's IDF of each term, as Lucene computes it for this index. */
+    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms) throws IOException {
+        Map<String, Double> weights = new LinkedHashMap<>();
+        CollectionStatistics stats = searcher.collectionStatistics(TEXT);
+        long docs = stats == null ? 0 : stats.docCount();
+        // a word the session never used weighs half of what a word used once would: reworded questions
+        // bring new words, which should not bury the one they share, nor be ignored
+        double unknown = Math.log(1 + (docs - 1 + 0.5) / 1.5) / 2;
+        for (String term : terms) {
+            long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
+            weights.put(term, df == 0 ? unknown : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+        }
+        return weights;
+    }
+
+    /** The distinct terms the analyzer makes of {@code text}. */
+    Set<String> terms(String text) throws IOException {
+        Set<String> terms = new LinkedHashSet<>();
+        try (TokenStream stream = analyzer.tokenStream(TEXT, text)) {
+            CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+            stream.reset();
+            while (stream.incrementToken()) {
+                terms.add(term.toString());
+            }
+            stream.end();
+        }
+        return terms;
+    }
+
+    /** Number of documents (for tests and figures). */
+    int documents() throws IOException {
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            return searcher.getIndexReader().numDocs();
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Commits (persistent indexes) and releases the files. */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (persistent) {
+                commit();
+            }
+        } finally {
+            closeQuietly();
+        }
+    }
+
+    private void closeQuietly() {
+        for (Closeable closeable : new Closeable[] {searchers, writer, directory}) {
+            if (closeable != null) {
+                try {
+                    closeable.close();
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("closing the recall index of session {}: {}", sessionId, e.toString());
+                }
+            }
+        }
+        searchers = null;
+        writer = null;
+        directory = null;
+    }
+
+    /** Deletes the index folder's files (a damaged index); the folder itself stays. */
+    private void wipe() {
+        try (Stream<Path> files = Files.list(path)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
+        }
+    }
+
+    /**
+     * Closes the index after a failure, deletes its files (when they are this process's own) and opens
+     * a new, empty one: the next {@link #catchUp} rebuilds it from the log.
+     */
+    void recover(Exception cause) {
+        LOG.warn("recall index of session {} failed ({}); rebuilding it from the log", sessionId, cause.toString());
+        boolean ownFiles = persistent;
+        closeQuietly();
+        if (ownFiles) {
+            wipe();
+        }
+        open();
+    }
+}

@@ -1,0 +1,132 @@
+package io.github.memorypack.recall;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.TextContent;
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionStore;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What recall reads out of a log entry and how it shows a turn: the searchable text of a message,
+ * the turn's messages read back from the store, and its rendering with its date.
+ */
+final class Turns {
+
+    /** Starts the block {@link RecallContentRetriever#augmentor()} appends to the user message. */
+    static final String RECALL_MARKER = "\n\n[Recalled from earlier in this conversation";
+    /** Starts the block LangChain4j's {@code DefaultContentInjector} appends with its default template. */
+    static final String LANGCHAIN4J_MARKER = "\n\nAnswer using the following information:\n";
+    /** Longest text of one message that is indexed (and embedded); the rest is still shown when recalled. */
+    static final int MAX_INDEXED_CHARS = 2_000;
+    /** How many indexed messages of a turn one read aims at; a longer turn is read on. */
+    private static final int TURN_READ = 16;
+    /** Longest turn that is read back, in entries; what follows is left out of the recalled text. */
+    static final int MAX_TURN_ENTRIES = 256;
+
+    private static final DateTimeFormatter DATE =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private Turns() {
+    }
+
+    /**
+     * The text of a user or AI message that recall indexes, or {@code null} for messages it does not
+     * index (system messages are records of the application's prompt, tool calls and results are not
+     * conversation). A user message loses a recall block that an augmentor stored with it, so recalled
+     * text is never indexed a second time.
+     */
+    static String searchableText(ChatMessage message) {
+        String text;
+        if (message instanceof UserMessage) {
+            text = stripRecalled(userText((UserMessage) message));
+        } else if (message instanceof AiMessage) {
+            text = ((AiMessage) message).text();
+        } else {
+            return null;
+        }
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        return text.length() > MAX_INDEXED_CHARS ? text.substring(0, MAX_INDEXED_CHARS) : text;
+    }
+
+    static String userText(UserMessage message) {
+        StringBuilder text = new StringBuilder();
+        for (Content content : message.contents()) {
+            if (content instanceof TextContent) {
+                if (text.length() > 0) {
+                    text.append('\n');
+                }
+                text.append(((TextContent) content).text());
+            }
+        }
+        return text.toString();
+    }
+
+    /** The text without a recall block appended by an augmentor (ours or LangChain4j's default one). */
+    static String stripRecalled(String text) {
+        int cut = text.indexOf(RECALL_MARKER);
+        if (cut < 0) {
+            cut = text.indexOf(LANGCHAIN4J_MARKER);
+        }
+        return cut < 0 ? text : text.substring(0, cut);
+    }
+
+    /**
+     * The entries with these log indices (a turn's indexed messages, in log order, at most
+     * {@link #MAX_TURN_ENTRIES}), read from the store. Entries trimmed since are missing from the result.
+     */
+    static List<Entry> read(SessionStore store, String sessionId, List<Long> indices) {
+        List<Entry> turn = new ArrayList<>();
+        int i = 0;
+        while (i < indices.size() && turn.size() < MAX_TURN_ENTRIES) {
+            long from = indices.get(i);
+            long span = indices.get(Math.min(indices.size(), i + TURN_READ) - 1) - from + 1;
+            // contiguous indices (the usual turn) come in one read, an interleaved turn in a few
+            List<Entry> batch = store.read(sessionId, from, (int) Math.min(span, TURN_READ * 4L));
+            if (batch.isEmpty()) {
+                break; // nothing from there on is left
+            }
+            for (Entry entry : batch) {
+                while (i < indices.size() && indices.get(i) < entry.index()) {
+                    i++; // trimmed from the log
+                }
+                if (i < indices.size() && indices.get(i) == entry.index()) {
+                    turn.add(entry);
+                    i++;
+                }
+            }
+        }
+        return turn.size() > MAX_TURN_ENTRIES ? turn.subList(0, MAX_TURN_ENTRIES) : turn;
+    }
+
+    /** The label of a recalled turn: when its user message was appended. */
+    static String date(Entry entry) {
+        return DATE.format(entry.timestamp());
+    }
+
+    /**
+     * A turn as recalled text: a header with its date, then one line per user and AI message with
+     * text. Tool calls, tool results and system messages are left out.
+     */
+    static String render(List<Entry> turn) {
+        StringBuilder text = new StringBuilder("Earlier turn (").append(date(turn.get(0))).append("):");
+        for (Entry entry : turn) {
+            ChatMessage message = entry.message();
+            if (message instanceof UserMessage) {
+                text.append("\nUser: ").append(stripRecalled(userText((UserMessage) message)).strip());
+            } else if (message instanceof AiMessage && ((AiMessage) message).text() != null
+                    && !((AiMessage) message).text().isBlank()) {
+                text.append("\nAssistant: ").append(((AiMessage) message).text().strip());
+            }
+        }
+        return text.toString();
+    }
+}

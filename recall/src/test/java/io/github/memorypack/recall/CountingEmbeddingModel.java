@@ -1,0 +1,26 @@
+package io.github.memorypack.recall;
+
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.output.Response;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The default in-process model, counting the texts it embeds. */
+final class CountingEmbeddingModel implements EmbeddingModel {
+
+    final AtomicInteger texts = new AtomicInteger();
+    private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+
+    @Override
+    public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+        texts.addAndGet(segments.size());
+        return model.embedAll(segments);
+    }
+
+    @Override
+    public int dimension() {
+        return 384;
+    }
+}

@@ -1,0 +1,208 @@
+package io.github.memorypack.recall;
+
+import static io.github.memorypack.recall.Chats.BUDGET;
+import static io.github.memorypack.recall.Chats.BUDGET_ANSWER;
+import static io.github.memorypack.recall.Chats.BUDGET_QUESTION;
+import static io.github.memorypack.recall.Chats.SISTER;
+import static io.github.memorypack.recall.Chats.SISTER_ANSWER;
+import static io.github.memorypack.recall.Chats.SISTER_QUESTION;
+import static io.github.memorypack.recall.Chats.fillers;
+import static io.github.memorypack.recall.Chats.joined;
+import static io.github.memorypack.recall.Chats.query;
+import static io.github.memorypack.recall.Chats.turn;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.memorypack.core.file.FileSessionStore;
+import io.github.memorypack.core.WindowChatMemory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Indexes next to a file store: they survive a restart and are rebuilt from the log when damaged or missing. */
+class PersistentIndexTest {
+
+    @TempDir
+    Path folder;
+
+    private FileSessionStore store;
+    private final CountingEmbeddingModel model = new CountingEmbeddingModel();
+
+    private RecallContentRetriever open() {
+        store = FileSessionStore.open(folder);
+        return RecallContentRetriever.builder().store(store).embeddingModel(model).build();
+    }
+
+    private WindowChatMemory memory(String id) {
+        return WindowChatMemory.builder().id(id).chatMemoryStore(store).maxMessages(6).build();
+    }
+
+    /** Fact, 30 filler turns; queried once so the index is built; closed. Returns the indexed message count. */
+    private int buildAndClose(String id) {
+        RecallContentRetriever recall = open();
+        WindowChatMemory memory = memory(id);
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 30);
+        assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        int indexed = recall.indexedMessages(id);
+        assertThat(recall.persistent(id)).isTrue();
+        recall.close();
+        return indexed;
+    }
+
+    private Path indexOf(String id) {
+        return folder.resolve(RecallContentRetriever.INDEX_FOLDER).resolve(id);
+    }
+
+    @Test
+    void should_keep_index_and_embed_only_new_messages_when_restarted() {
+        // given
+        int indexed = buildAndClose("ana");
+        assertThat(indexed).isEqualTo(62);
+        assertThat(indexOf("ana")).isDirectoryContaining(p -> p.getFileName().toString().startsWith("segments_"));
+
+        // when: a restart, then two more turns
+        RecallContentRetriever recall = open();
+        WindowChatMemory memory = memory("ana");
+        turn(memory, BUDGET, BUDGET_ANSWER);
+        fillers(memory, 30, 31);
+        model.texts.set(0);
+        List<String> found = List.of(joined(recall.retrieve(query(memory, SISTER_QUESTION))));
+
+        // then: only the four new messages (and the query) were embedded
+        assertThat(found.get(0)).contains("Tromsø");
+        assertThat(model.texts.get()).isEqualTo(4 + 1);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(66);
+        assertThat(store.sessions()).containsExactly("ana");
+        recall.close();
+    }
+
+    @Test
+    void should_rebuild_from_log_when_index_files_are_damaged() throws IOException {
+        // given: every index file but the lock has bytes flipped in its middle
+        int indexed = buildAndClose("ana");
+        try (Stream<Path> files = Files.list(indexOf("ana"))) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                long size = Files.size(file);
+                if (size > 16 && !file.getFileName().toString().equals("write.lock")) {
+                    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                        channel.write(ByteBuffer.wrap(new byte[] {0x13, 0x37, 0x42, 0x24}), size / 2);
+                    }
+                }
+            }
+        }
+
+        // when
+        RecallContentRetriever recall = open();
+        model.texts.set(0);
+        String found = joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)));
+
+        // then: rebuilt from the log (every message embedded again), same answer
+        assertThat(found).contains("Tromsø");
+        assertThat(model.texts.get()).isEqualTo(indexed + 1);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(indexed);
+        recall.close();
+    }
+
+    @Test
+    void should_rebuild_from_log_when_index_is_missing() throws IOException {
+        int indexed = buildAndClose("ana");
+        deleteTree(indexOf("ana"));
+
+        RecallContentRetriever recall = open();
+        model.texts.set(0);
+        String found = joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)));
+
+        assertThat(found).contains("Tromsø");
+        assertThat(model.texts.get()).isEqualTo(indexed + 1);
+        recall.close();
+    }
+
+    @Test
+    void should_rebuild_when_asked() {
+        int indexed = buildAndClose("ana");
+        RecallContentRetriever recall = open();
+        model.texts.set(0);
+
+        recall.rebuild("ana");
+
+        assertThat(model.texts.get()).isEqualTo(indexed);
+        assertThat(joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)))).contains("Tromsø");
+        recall.close();
+    }
+
+    @Test
+    void should_drop_index_of_session_deleted_while_closed_and_not_recall_from_it() {
+        // given
+        buildAndClose("ana");
+        FileSessionStore.open(folder).delete("ana");
+
+        // when
+        RecallContentRetriever recall = open();
+
+        // then: the folder is gone at once, and a new "ana" recalls nothing of the old one
+        assertThat(indexOf("ana")).doesNotExist();
+        WindowChatMemory memory = memory("ana");
+        turn(memory, BUDGET, BUDGET_ANSWER);
+        fillers(memory, 0, 30);
+        assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).doesNotContain("Tromsø");
+        assertThat(joined(recall.retrieve(query(memory, BUDGET_QUESTION)))).contains(BUDGET);
+        recall.close();
+    }
+
+    @Test
+    void should_rebuild_when_log_was_replaced_by_one_of_the_same_length_while_closed() {
+        // given: the session deleted and written again, to the same length, while no retriever ran
+        int indexed = buildAndClose("ana");
+        FileSessionStore other = FileSessionStore.open(folder);
+        other.delete("ana");
+        store = other;
+        WindowChatMemory memory = memory("ana");
+        turn(memory, BUDGET, BUDGET_ANSWER);
+        fillers(memory, 100, 130);
+        // the index folder was not dropped (the session exists again): it must notice the ids differ
+
+        // when
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(other).embeddingModel(model).build();
+        String sister = joined(recall.retrieve(query(memory, SISTER_QUESTION)));
+
+        // then
+        assertThat(sister).doesNotContain("Tromsø");
+        assertThat(joined(recall.retrieve(query(memory, BUDGET_QUESTION)))).contains(BUDGET);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(indexed);
+        recall.close();
+    }
+
+    @Test
+    void should_index_in_memory_when_another_process_holds_the_index() throws IOException {
+        // given: one retriever holds the index open (its IndexWriter lock)
+        buildAndClose("ana");
+        RecallContentRetriever first = open();
+        assertThat(first.persistent("ana")).isTrue();
+
+        // when: a second one (as another process would) opens the same folder
+        RecallContentRetriever second = RecallContentRetriever.builder().store(FileSessionStore.open(folder))
+                .embeddingModel(model).build();
+
+        // then
+        assertThat(second.persistent("ana")).isFalse();
+        assertThat(joined(second.retrieve(query(memory("ana"), SISTER_QUESTION)))).contains("Tromsø");
+        second.close();
+        first.close();
+    }
+
+    private static void deleteTree(Path path) throws IOException {
+        try (Stream<Path> files = Files.walk(path)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(file);
+            }
+        }
+    }
+}

@@ -51,7 +51,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
- *         .chatMemoryStore(store).summarizer(LlmSummarizer.of(cheapModel)).maxBufferTokens(2_000).provider();
+ *         .chatMemoryStore(store).summarizer(Summarizer.llm(cheapModel)).maxBufferTokens(2_000).provider();
  * }</pre>
  */
 public final class SummaryBufferChatMemory implements ChatMemory {
@@ -204,7 +204,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
@@ -258,7 +258,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /**
          * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
-         * summarizer's own cap for {@link LlmSummarizer} and {@link Summarizer#extractive()}, else 1,000.
+         * summarizer's own cap for {@link Summarizer#llm} and {@link Summarizer#extractive()}, else 1,000.
          *
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */

@@ -46,7 +46,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * ChatMemory memory = SummaryChatMemory.builder()
- *         .id("user-42").chatMemoryStore(store).summarizer(LlmSummarizer.of(cheapModel)).build();
+ *         .id("user-42").chatMemoryStore(store).summarizer(Summarizer.llm(cheapModel)).build();
  * }</pre>
  */
 public final class SummaryChatMemory implements ChatMemory {
@@ -168,7 +168,7 @@ public final class SummaryChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
@@ -183,7 +183,7 @@ public final class SummaryChatMemory implements ChatMemory {
 
         /**
          * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
-         * summarizer's own cap for {@link LlmSummarizer} and {@link Summarizer#extractive()}, else 1,000.
+         * summarizer's own cap for {@link Summarizer#llm} and {@link Summarizer#extractive()}, else 1,000.
          *
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */

@@ -36,7 +36,7 @@ final class SummarySettings {
     }
 
     /**
-     * The cap set, else the summarizer's own ({@link LlmSummarizer}, the extractive one), else
+     * The cap set, else the summarizer's own (the LLM one, the extractive one), else
      * {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
      */
     int maxSummaryTokens() {

@@ -197,7 +197,7 @@ public final class WindowChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);

@@ -15,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code <id>.lock} — the cross-process lock, also holding two change counters. It stays after
  *       {@link #delete}: removing a lock file that another process may be waiting on would let two
  *       processes lock "the same" file at once.</li>
- *   <li>{@code <id>.jsonl.torn-<UTC time>} — a torn tail that was set aside (see Recovery).</li>
+ *   <li>{@code <id>.jsonl.torn-<UTC time>} — a torn tail that was set aside (see {@link Recovery}).</li>
  * </ul>
  * No suffix is the end of another, so two ids never share a file. Folders the store creates are
  * {@code 0700} and its files {@code 0600} on POSIX file systems.
@@ -93,7 +95,7 @@ import org.slf4j.LoggerFactory;
  * zero bytes where a file system extended the file without its data, or the first lines of a
  * multi-entry append. Reads ignore it; the next write moves those bytes to
  * {@code <id>.jsonl.torn-<time>}, truncates the log to its last complete append, logs an SLF4J warning
- * and tells the {@link RecoveryListener}. A torn append never returned, so nothing acknowledged is
+ * and tells the {@linkplain Builder#onRecovery recovery listener} (see {@link Recovery}). A torn append never returned, so nothing acknowledged is
  * lost. Anything else that does not check — a bit flip or an edited letter in any line, the last one
  * included, a damaged newline, a line without a checksum after checksummed ones — is damage: every
  * call that reads that line fails with {@link io.github.memorypack.core.CorruptRecordException
@@ -122,7 +124,7 @@ public final class FileSessionStore implements SessionStore {
 
     private final Path directory;
     private final Clock clock;
-    private final RecoveryListener recoveryListener;
+    private final Consumer<Recovery> recoveryListener;
     private final Disk disk;
     private final Map<String, Session> cache;
 
@@ -370,10 +372,80 @@ public final class FileSessionStore implements SessionStore {
     private void report(List<Recovery> recoveries) {
         for (Recovery recovery : recoveries) {
             try {
-                recoveryListener.onRecovery(recovery);
+                recoveryListener.accept(recovery);
             } catch (RuntimeException e) {
                 LOG.warn("Recovery listener failed for {}", recovery, e);
             }
+        }
+    }
+
+    /**
+     * What the store did when it found a torn tail: the bytes after the last complete
+     * append of a session file (a partial line, an unparsable last line, or the lines of an append
+     * that was cut short — left by a crash or a full disk in the middle of a write) were moved to a side
+     * file and the file was truncated to its last complete append. Nothing is deleted: the side file
+     * holds the exact bytes. Immutable, so thread-safe.
+     */
+    public static final class Recovery {
+
+        private final String sessionId;
+        private final Path file;
+        private final Path setAsideTo;
+        private final long offset;
+        private final long length;
+        private final long lineNumber;
+        private final Instant detectedAt;
+
+        Recovery(String sessionId, Path file, Path setAsideTo, long offset, long length, long lineNumber,
+                 Instant detectedAt) {
+            this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
+            this.file = Objects.requireNonNull(file, "file");
+            this.setAsideTo = Objects.requireNonNull(setAsideTo, "setAsideTo");
+            this.offset = offset;
+            this.length = length;
+            this.lineNumber = lineNumber;
+            this.detectedAt = Objects.requireNonNull(detectedAt, "detectedAt");
+        }
+
+        /** The session whose file was repaired. */
+        public String sessionId() {
+            return sessionId;
+        }
+
+        /** The repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries. */
+        public Path file() {
+            return file;
+        }
+
+        /** The side file next to {@link #file()} that now holds the torn bytes. */
+        public Path setAsideTo() {
+            return setAsideTo;
+        }
+
+        /** Byte offset in {@link #file()} where the torn tail started; the file's new length. */
+        public long offset() {
+            return offset;
+        }
+
+        /** Number of bytes set aside. */
+        public long length() {
+            return length;
+        }
+
+        /** 1-based line number in {@link #file()} of the first torn line. */
+        public long lineNumber() {
+            return lineNumber;
+        }
+
+        /** When the store found the tail (the store's clock). */
+        public Instant detectedAt() {
+            return detectedAt;
+        }
+
+        @Override
+        public String toString() {
+            return "Recovery{session=" + sessionId + ", file=" + file + ", line=" + lineNumber + ", offset=" + offset
+                    + ", bytes=" + length + ", setAsideTo=" + setAsideTo + ", at=" + detectedAt + '}';
         }
     }
 
@@ -384,7 +456,7 @@ public final class FileSessionStore implements SessionStore {
 
         private Path directory;
         private Clock clock = Clock.systemUTC();
-        private RecoveryListener recoveryListener = RecoveryListener.ignore();
+        private Consumer<Recovery> recoveryListener = recovery -> { };
         private int maxCachedSessions = DEFAULT_MAX_CACHED_SESSIONS;
 
         private Builder() {
@@ -402,8 +474,13 @@ public final class FileSessionStore implements SessionStore {
             return this;
         }
 
-        /** Told about every torn tail the store sets aside; default: nothing besides the SLF4J warning. */
-        public Builder onRecovery(RecoveryListener listener) {
+        /**
+         * Told about every torn tail the store sets aside (see {@link Recovery}), after the repair and
+         * after the session's lock is released, on the thread whose store call found it. The store
+         * also logs each recovery as an SLF4J warning. An exception thrown by the listener is logged
+         * and does not fail the store call. Default: nothing besides the warning.
+         */
+        public Builder onRecovery(Consumer<Recovery> listener) {
             this.recoveryListener = listener;
             return this;
         }

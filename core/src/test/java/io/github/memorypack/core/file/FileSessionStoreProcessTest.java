@@ -8,6 +8,7 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -29,10 +29,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link SessionStore} that keeps each session as a human-readable Markdown file,
- * {@code <directory>/<sessionId>/MEMORY.md} (see {@link MemoryMdFormat} for the format), following
+ * {@code <directory>/<sessionId>/MEMORY.md} (the format is described in the module README), following
  * the swarms {@code Conversation} behaviour without its weaknesses.
  *
  * <h2>Files of a session</h2>
@@ -57,8 +59,8 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>Every operation on a session holds an in-process lock and a
  *       {@link java.nio.channels.FileChannel#lock() file lock} on {@code .lock}: exclusive for calls
- *       that write, so threads and processes sharing the folder are serialized; shared for reads
- *       ({@link FileLayer#readLock}), which open nothing for writing and so work on a read-only folder
+ *       that write, so threads and processes sharing the folder are serialized; shared for reads,
+ *       which open nothing for writing and so work on a read-only folder
  *       (writes there fail with a {@link StoreException}). The file is re-read only when its size, time
  *       or identity changed.</li>
  *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
@@ -68,14 +70,15 @@ import java.util.function.Consumer;
  *   <li>A batch is written with one write; a batch cut short by a crash (at any byte) is recognised
  *       on the next read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the
  *       next append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
- *   <li>Every block is sealed with its body length and a CRC32C ({@link MemoryMdFormat}); a file of an
+ *   <li>Every block is sealed with its body length and a CRC32C; a file of an
  *       older format (or written by hand) is read, and rewritten in the current format by the first
  *       write (the old file is kept in the archive).</li>
  *   <li>Rewrites (compaction, trim, replace) first write the archive (temporary file, force,
  *       no-replace link, folder force), then the new MEMORY.md (temporary file, force, atomic rename,
  *       folder force). If any step fails the old MEMORY.md is intact; it is never deleted.</li>
  *   <li>A damaged block (its checksum or structure does not check) throws
- *       {@link MemoryMdFormatException} naming the line ({@link DamagePolicy#FAIL}, default), or with
+ *       {@link io.github.memorypack.core.CorruptRecordException CorruptRecordException} naming the file and
+ *       line ({@link DamagePolicy#FAIL}, default), or with
  *       {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} it is set aside — left in the file, not loaded, and
  *       reported to the warning listener with its line — and every good block is loaded. A damaged block
  *       is never read as a different message, a different role or a hand-written block.</li>
@@ -96,6 +99,8 @@ public final class MemoryMdSessionStore implements SessionStore {
     /** Default {@link Builder#maxPreloadBytes}: 16 MiB. */
     public static final long DEFAULT_MAX_PRELOAD_BYTES = 16L * 1024 * 1024;
 
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryMdSessionStore.class);
+
     static final String MEMORY_MD = "MEMORY.md";
     static final String STATE_JSON = "state.json";
     static final String ARCHIVE = "archive";
@@ -115,7 +120,10 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     /** What to do with a MEMORY.md that holds a damaged block. */
     public enum DamagePolicy {
-        /** Throw {@link MemoryMdFormatException} naming the line; touch nothing. */
+        /**
+         * Throw {@link io.github.memorypack.core.CorruptRecordException CorruptRecordException} naming
+         * the file and line; touch nothing.
+         */
         FAIL,
         /**
          * Load every block that checks; set each damaged block aside — leave it in the file, do not load
@@ -836,8 +844,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         private Clock clock = Clock.systemUTC();
         private Durability durability = Durability.SYNC;
         private DamagePolicy damagePolicy = DamagePolicy.FAIL;
-        private Consumer<String> warnings = message -> System.getLogger(MemoryMdSessionStore.class.getName())
-                .log(System.Logger.Level.WARNING, message);
+        private Consumer<String> warnings = message -> LOG.warn("{}", message);
         private long maxPreloadBytes = DEFAULT_MAX_PRELOAD_BYTES;
         private TokenCountEstimator tokenizer;
 
@@ -850,8 +857,8 @@ public final class MemoryMdSessionStore implements SessionStore {
             return this;
         }
 
-        /** The file operations; {@link FileLayer#system()} by default. */
-        public Builder fileLayer(FileLayer files) {
+        /** The file operations; {@link FileLayer#system()} by default (tests substitute failing ones). */
+        Builder fileLayer(FileLayer files) {
             this.files = files;
             return this;
         }
@@ -874,7 +881,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             return this;
         }
 
-        /** Receives each warning (skipped block, interrupted write); the JDK platform logger by default. */
+        /** Receives each warning (skipped block, interrupted write); an SLF4J warning by default. */
         public Builder warningListener(Consumer<String> warnings) {
             this.warnings = warnings;
             return this;

@@ -59,8 +59,8 @@ public class MemoryPackAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(SessionStore.class)
-    public SessionStore memoryPackSessionStore(MemoryPackProperties properties, ListableBeanFactory beans,
-                                               Environment environment) {
+    SessionStore memoryPackSessionStore(MemoryPackProperties properties, ListableBeanFactory beans,
+                                        Environment environment) {
         return SessionStores.create(properties, beans, environment);
     }
 
@@ -76,10 +76,10 @@ public class MemoryPackAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(ChatMemoryProvider.class)
-    public ChatMemoryProvider memoryPackChatMemoryProvider(MemoryPackProperties properties, SessionStore store,
-                                                           ObjectProvider<MemoryListener> listeners,
-                                                           ObjectProvider<StoreDecorator> decorators,
-                                                           ListableBeanFactory beans) {
+    ChatMemoryProvider memoryPackChatMemoryProvider(MemoryPackProperties properties, SessionStore store,
+                                                    ObjectProvider<MemoryListener> listeners,
+                                                    ObjectProvider<StoreDecorator> decorators,
+                                                    ListableBeanFactory beans) {
         SessionStore used = store;
         for (StoreDecorator decorator : decorators.orderedStream().toList()) {
             used = decorator.apply(used);

@@ -137,7 +137,11 @@ public final class RequestScope {
      * so that the current request scope, the turn a request belongs to and the memory id that
      * {@link TokenAccounting} charges follow each request onto the threads LangChain4j uses for
      * streaming and tool execution. They keep nothing after a request completes or fails.
+     *
+     * <p>{@link Experimental}: it rests on LangChain4j's {@code AiServiceListener} API, which
+     * LangChain4j marks experimental.
      */
+    @Experimental
     public static List<AiServiceListener<?>> aiServiceListeners() {
         return LISTENERS;
     }

@@ -40,7 +40,12 @@ import org.slf4j.LoggerFactory;
  * default); every ratio and the mean are kept within the bounds ({@value #DEFAULT_MIN_FACTOR} to
  * {@value #DEFAULT_MAX_FACTOR} by default), so one odd response cannot swing a budget. 1.0 until a
  * request with reported usage is recorded. Sessions are kept until {@link #forget}. Thread-safe.
+ *
+ * <p>{@link Experimental}: the calibration method, its defaults and the {@link Report} may still
+ * change, and attribution through {@link RequestScope#aiServiceListeners()} rests on LangChain4j's
+ * observability API, itself experimental.
  */
+@Experimental
 public final class TokenAccounting {
 
     /** Requests after which a ratio weighs half as much as a new one, by default. */

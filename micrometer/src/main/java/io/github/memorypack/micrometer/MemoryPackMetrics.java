@@ -1,5 +1,6 @@
 package io.github.memorypack.micrometer;
 
+import io.github.memorypack.core.Experimental;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
 import io.micrometer.core.instrument.Counter;
@@ -51,7 +52,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  * Meters are registered on first use. Session ids never become tags (they are unbounded). Thread-safe;
  * one instance serves any number of memories and stores.
+ *
+ * <p>{@link Experimental}: meter names, tags and units may still change (for example to follow
+ * OpenTelemetry's semantic conventions for generative AI).
  */
+@Experimental
 public final class MemoryPackMetrics implements MemoryListener {
 
     /** Tokens of each computed view. */

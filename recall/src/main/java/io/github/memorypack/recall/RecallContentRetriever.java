@@ -17,6 +17,7 @@ import dev.langchain4j.rag.content.retriever.ContentRetriever;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.Experimental;
 import io.github.memorypack.core.MemoryPackException;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionStore;
@@ -88,7 +89,11 @@ import java.util.stream.Stream;
  *
  * <p>Thread-safe. Queries on one session run one at a time; sessions never share an index, so no
  * query can return another session's turns. {@link #close()} commits and closes every index.
+ *
+ * <p>{@link Experimental}: retrieval (ranking, budgets, scores), the builder's options and the index on
+ * disk may still change while recall's quality and latency targets are being worked on.
  */
+@Experimental
 public final class RecallContentRetriever implements ContentRetriever, AutoCloseable {
 
     /** Default of {@link Builder#maxTokens(int)}. */

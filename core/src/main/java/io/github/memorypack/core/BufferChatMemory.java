@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -150,7 +149,7 @@ public final class BufferChatMemory implements ChatMemory {
 
         /** {@link #contextTokens(int)} decided per memory id. */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
             return this;
         }
 

@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,12 +55,12 @@ final class MemorySettings {
     }
 
     void store(SessionStore store) {
-        this.store = Objects.requireNonNull(store, "store");
+        this.store = notNull(store, "store");
     }
 
     /** A {@link SessionStore} is used as it is; any other {@link ChatMemoryStore} runs through the adapter. */
     void chatMemoryStore(ChatMemoryStore store) {
-        Objects.requireNonNull(store, "chatMemoryStore");
+        notNull(store, "chatMemoryStore");
         this.store = store instanceof SessionStore ? (SessionStore) store : ChatMemoryStoreAdapter.of(store);
     }
 
@@ -74,7 +73,7 @@ final class MemorySettings {
     }
 
     void tokenizer(TokenCountEstimator tokenizer) {
-        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+        this.tokenizer = notNull(tokenizer, "tokenizer");
     }
 
     TokenCountEstimator tokenizer() {
@@ -82,7 +81,7 @@ final class MemorySettings {
     }
 
     void listener(MemoryListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        listeners.add(notNull(listener, "listener"));
     }
 
     /** The listeners added, as one that never throws; {@link MemoryListener#logging()} when none was added. */
@@ -134,7 +133,7 @@ final class MemorySettings {
 
 
     void retention(Retention retention) {
-        this.retention = Objects.requireNonNull(retention, "retention");
+        this.retention = notNull(retention, "retention");
     }
 
     Retention retention() {
@@ -150,7 +149,7 @@ final class MemorySettings {
     }
 
     void clock(Clock clock) {
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this.clock = notNull(clock, "clock");
     }
 
     Clock clock() {
@@ -174,7 +173,7 @@ final class MemorySettings {
     }
 
     void tokenAccounting(TokenAccounting accounting) {
-        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
+        this.accounting = notNull(accounting, "tokenAccounting");
     }
 
     void calibrateWith(TokenAccounting accounting) {
@@ -192,7 +191,7 @@ final class MemorySettings {
     }
 
     void summaryPlacement(SummaryMessage.Placement placement) {
-        this.placement = Objects.requireNonNull(placement, "summaryPlacement");
+        this.placement = notNull(placement, "summaryPlacement");
     }
 
     /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
@@ -246,6 +245,18 @@ final class MemorySettings {
         Integer value = limit.apply(id);
         if (value == null || value < 1) {
             throw new IllegalArgumentException(name + " must be >= 1, was " + value + " for memory id " + id);
+        }
+        return value;
+    }
+
+    /**
+     * Returns {@code value}.
+     *
+     * @throws IllegalArgumentException if it is null (a builder setting is checked at the setter)
+     */
+    static <T> T notNull(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
         }
         return value;
     }

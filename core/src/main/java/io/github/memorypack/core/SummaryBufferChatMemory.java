@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -226,7 +225,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /** {@link #maxBufferTokens(int)} decided per memory id, at every fold. */
         public Builder dynamicMaxBufferTokens(Function<Object, Integer> maxBufferTokens) {
-            this.maxTokens = Objects.requireNonNull(maxBufferTokens, "maxBufferTokens");
+            this.maxTokens = MemorySettings.notNull(maxBufferTokens, "maxBufferTokens");
             this.fixedMax = null;
             return this;
         }
@@ -245,7 +244,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /** {@link #lowWatermark(int)} decided per memory id, at every fold. */
         public Builder dynamicLowWatermark(Function<Object, Integer> lowWatermark) {
-            this.lowWatermark = Objects.requireNonNull(lowWatermark, "lowWatermark");
+            this.lowWatermark = MemorySettings.notNull(lowWatermark, "lowWatermark");
             this.fixedLow = null;
             return this;
         }
@@ -301,7 +300,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
 
         /** {@link #contextTokens(int)} decided per memory id. */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
             return this;
         }
 

@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -226,7 +225,7 @@ public final class SummaryChatMemory implements ChatMemory {
 
         /** {@link #contextTokens(int)} decided per memory id. */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
             return this;
         }
 

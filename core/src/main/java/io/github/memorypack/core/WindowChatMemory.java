@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -413,7 +412,7 @@ public final class WindowChatMemory implements ChatMemory {
         }
 
         private Builder dynamic(MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
-            Objects.requireNonNull(limit, name(unit));
+            MemorySettings.notNull(limit, name(unit));
             if (this.unit != unit) {
                 limitsSet++;
             }

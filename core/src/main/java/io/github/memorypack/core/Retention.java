@@ -18,12 +18,17 @@ public interface Retention {
      * Where the log may be cut.
      *
      * @param firstIndex index of the oldest retained entry
-     * @param nextIndex  index the next appended entry will get; {@code nextIndex - firstIndex} entries are retained
+     * @param nextIndex  index the next appended entry will get; {@code nextIndex - firstIndex} entries are
+     *                   retained
      * @return the index before which entries may be removed; a value {@code <= firstIndex} keeps everything
      */
     long trimBefore(long firstIndex, long nextIndex);
 
-    /** Keeps the whole log (the default of every memory). */
+    /**
+     * Keeps the whole log (the default of every memory).
+     *
+     * @return the policy that never trims
+     */
     static Retention keepAll() {
         return KeepAll.INSTANCE;
     }
@@ -33,6 +38,8 @@ public interface Retention {
      * may grow to {@code entries} plus a batch of {@code max(8, entries / 4)} entries before it is
      * trimmed back to {@code entries}.
      *
+     * @param entries how many of the newest entries to keep (at least 1)
+     * @return a policy that keeps at least the newest {@code entries} entries
      * @throws IllegalArgumentException if {@code entries < 1}
      */
     static Retention keepLast(int entries) {
@@ -53,7 +60,11 @@ public interface Retention {
         };
     }
 
-    /** Whether this policy ever trims; memories skip all retention work when it does not. */
+    /**
+     * Whether this policy ever trims; memories skip all retention work when it does not.
+     *
+     * @return whether this policy ever trims; memories skip all retention work when it does not
+     */
     default boolean trims() {
         return true;
     }

@@ -91,6 +91,8 @@ public interface SessionStore extends ChatMemoryStore {
     /**
      * Atomically appends entries to the end of a session's log.
      *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the entries to append, oldest first; may be empty
      * @param idempotencyKey {@code null}, or a key (for example a request id) that makes the append
      *                       happen at most once per session: when the session already holds entries
      *                       appended under this key, nothing is stored and those entries are returned
@@ -101,7 +103,13 @@ public interface SessionStore extends ChatMemoryStore {
      */
     List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey);
 
-    /** {@link #append(String, List, String)} without an idempotency key. */
+    /**
+     * {@link #append(String, List, String)} without an idempotency key.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the entries to append, oldest first; may be empty
+     * @return the stored entries, with their indices, ids and timestamps
+     */
     default List<Entry> append(String sessionId, List<NewEntry> entries) {
         return append(sessionId, entries, null);
     }
@@ -109,21 +117,45 @@ public interface SessionStore extends ChatMemoryStore {
     /**
      * Reads up to {@code maxCount} entries with {@code index >= fromIndex}, oldest first. Entries
      * removed by {@link #trim} are skipped.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param fromIndex the first index to read
+     * @param maxCount the most entries to return, at least 0
+     * @return the entries, oldest first; empty for an unknown session
      */
     List<Entry> read(String sessionId, long fromIndex, int maxCount);
 
-    /** Reads the last {@code count} retained entries (fewer if the log is shorter), oldest first. */
+    /**
+     * Reads the last {@code count} retained entries (fewer if the log is shorter), oldest first.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param count how many of the newest entries to read (at least 0)
+     * @return the entries, oldest first; empty for an unknown session
+     */
     List<Entry> readLast(String sessionId, int count);
 
-    /** The index the next appended entry will get: 0 for an unknown session. */
+    /**
+     * The index the next appended entry will get: 0 for an unknown session.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the index the next appended entry will get: 0 for an unknown session
+     */
     long nextIndex(String sessionId);
 
-    /** The session's state; {@link SessionState#EMPTY} for an unknown session. */
+    /**
+     * The session's state; {@link SessionState#EMPTY} for an unknown session.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the session's state; {@link SessionState#EMPTY} for an unknown session
+     */
     SessionState state(String sessionId);
 
     /**
      * Stores {@code newState} if the current state's version is {@code expectedVersion}.
      *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param expectedVersion the version the current state must have
+     * @param newState the state to store; its version is ignored (the store assigns the next one)
      * @return the stored state (its version is {@code expectedVersion + 1}), or empty if another
      *         writer got there first
      */
@@ -133,16 +165,32 @@ public interface SessionStore extends ChatMemoryStore {
      * Atomically replaces every entry of the session's log with {@code entries} (indices continue
      * from {@link #nextIndex}; idempotency keys of removed entries are forgotten). The state is left
      * as it is.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the new entries, oldest first; may be empty
      */
     void replace(String sessionId, List<NewEntry> entries);
 
-    /** Removes the entries with {@code index < beforeIndex}; later indices are unchanged. */
+    /**
+     * Removes the entries with {@code index < beforeIndex}; later indices are unchanged.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param beforeIndex entries with a smaller index are removed
+     */
     void trim(String sessionId, long beforeIndex);
 
-    /** The ids of all sessions that have entries or state, sorted. */
+    /**
+     * The ids of all sessions that have entries or state, sorted.
+     *
+     * @return the ids of all sessions that have entries or state, sorted
+     */
     List<String> sessions();
 
-    /** Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing. */
+    /**
+     * Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     */
     void delete(String sessionId);
 
     /** All retained messages of the session, oldest first. */

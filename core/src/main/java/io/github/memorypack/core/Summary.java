@@ -15,6 +15,16 @@ public final class Summary {
     private final int tokenCount;
     private final Instant createdAt;
 
+    /**
+     * A summary.
+     *
+     * @param text         the summary text, not blank
+     * @param coveredUntil exclusive end of the covered log range (at least 0)
+     * @param tokenCount   the text's token count (at least 0), or {@link Entry#UNKNOWN_TOKENS}
+     * @param createdAt    when the summary was made
+     * @throws NullPointerException     if {@code text} or {@code createdAt} is null
+     * @throws IllegalArgumentException if {@code text} is blank or a number is out of range
+     */
     public Summary(String text, long coveredUntil, int tokenCount, Instant createdAt) {
         Objects.requireNonNull(text, "text");
         if (text.isBlank()) {
@@ -32,20 +42,38 @@ public final class Summary {
         this.createdAt = Objects.requireNonNull(createdAt, "createdAt");
     }
 
+    /**
+     * The summary text.
+     *
+     * @return the text, never blank
+     */
     public String text() {
         return text;
     }
 
-    /** Exclusive end of the covered log range: entries with a smaller index are summarized. */
+    /**
+     * Exclusive end of the covered log range: entries with a smaller index are summarized.
+     *
+     * @return exclusive end of the covered log range: entries with a smaller index are summarized
+     */
     public long coveredUntil() {
         return coveredUntil;
     }
 
-    /** Token count of the text, or {@link Entry#UNKNOWN_TOKENS}. */
+    /**
+     * Token count of the text, or {@link Entry#UNKNOWN_TOKENS}.
+     *
+     * @return token count of the text, or {@link Entry#UNKNOWN_TOKENS}
+     */
     public int tokenCount() {
         return tokenCount;
     }
 
+    /**
+     * When the summary was made (the memory's clock).
+     *
+     * @return the creation time
+     */
     public Instant createdAt() {
         return createdAt;
     }

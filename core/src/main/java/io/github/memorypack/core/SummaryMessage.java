@@ -58,12 +58,21 @@ public final class SummaryMessage extends SystemMessage {
         return new SummaryMessage(application.text() + "\n\n" + HEADER + "\n\n" + summaryText, summaryText, application);
     }
 
-    /** The summary text alone, without the header. */
+    /**
+     * The summary text alone, without the header.
+     *
+     * @return the summary text alone, without the header
+     */
     public String summaryText() {
         return summaryText;
     }
 
-    /** The application's system message this one also holds ({@link Placement#IN_SYSTEM_MESSAGE}); empty otherwise. */
+    /**
+     * The application's system message this one also holds ({@link Placement#IN_SYSTEM_MESSAGE}); empty
+     * otherwise.
+     *
+     * @return the merged system message, or empty
+     */
     public Optional<SystemMessage> applicationSystemMessage() {
         return Optional.ofNullable(applicationMessage);
     }

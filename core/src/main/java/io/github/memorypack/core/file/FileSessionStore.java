@@ -95,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * zero bytes where a file system extended the file without its data, or the first lines of a
  * multi-entry append. Reads ignore it; the next write moves those bytes to
  * {@code <id>.jsonl.torn-<time>}, truncates the log to its last complete append, logs an SLF4J warning
- * and tells the {@linkplain Builder#onRecovery recovery listener} (see {@link Recovery}). A torn append never returned, so nothing acknowledged is
+ * and tells the {@linkplain Builder#onRecovery recovery listener} (see {@link Recovery}). A torn append never
+ * returned, so nothing acknowledged is
  * lost. Anything else that does not check — a bit flip or an edited letter in any line, the last one
  * included, a damaged newline, a line without a checksum after checksummed ones — is damage: every
  * call that reads that line fails with {@link io.github.memorypack.core.CorruptRecordException
@@ -144,16 +145,30 @@ public final class FileSessionStore implements SessionStore {
         };
     }
 
-    /** A store in {@code directory} (created if missing) with the system UTC clock. */
+    /**
+     * A store in {@code directory} (created if missing) with the system UTC clock.
+     *
+     * @param directory the folder (created if missing)
+     * @return a store in {@code directory} (created if missing) with the system UTC clock
+     */
     public static FileSessionStore open(Path directory) {
         return builder().directory(directory).build();
     }
 
+    /**
+     * A builder; only {@link Builder#directory(Path)} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The folder holding the session files (its real path). */
+    /**
+     * The folder holding the session files (its real path).
+     *
+     * @return the folder holding the session files (its real path)
+     */
     public Path directory() {
         return directory;
     }
@@ -407,37 +422,65 @@ public final class FileSessionStore implements SessionStore {
             this.detectedAt = Objects.requireNonNull(detectedAt, "detectedAt");
         }
 
-        /** The session whose file was repaired. */
+        /**
+         * The session whose file was repaired.
+         *
+         * @return the session whose file was repaired
+         */
         public String sessionId() {
             return sessionId;
         }
 
-        /** The repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries. */
+        /**
+         * The repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries.
+         *
+         * @return the repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries
+         */
         public Path file() {
             return file;
         }
 
-        /** The side file next to {@link #file()} that now holds the torn bytes. */
+        /**
+         * The side file next to {@link #file()} that now holds the torn bytes.
+         *
+         * @return the side file next to {@link #file()} that now holds the torn bytes
+         */
         public Path setAsideTo() {
             return setAsideTo;
         }
 
-        /** Byte offset in {@link #file()} where the torn tail started; the file's new length. */
+        /**
+         * Byte offset in {@link #file()} where the torn tail started; the file's new length.
+         *
+         * @return byte offset in {@link #file()} where the torn tail started; the file's new length
+         */
         public long offset() {
             return offset;
         }
 
-        /** Number of bytes set aside. */
+        /**
+         * Number of bytes set aside.
+         *
+         * @return number of bytes set aside
+         */
         public long length() {
             return length;
         }
 
-        /** 1-based line number in {@link #file()} of the first torn line. */
+        /**
+         * 1-based line number in {@link #file()} of the first torn line.
+         *
+         * @return the 1-based line number of the first torn line
+         */
         public long lineNumber() {
             return lineNumber;
         }
 
-        /** When the store found the tail (the store's clock). */
+        /**
+         * When the store found the tail (the store's clock).
+         *
+         * @return when the store found the tail (the store's clock)
+         */
         public Instant detectedAt() {
             return detectedAt;
         }
@@ -462,13 +505,23 @@ public final class FileSessionStore implements SessionStore {
         private Builder() {
         }
 
-        /** The folder for the session files; created (0700 on POSIX) if missing. Required. */
+        /**
+         * The folder for the session files; created (0700 on POSIX) if missing. Required.
+         *
+         * @param directory the folder
+         * @return this builder
+         */
         public Builder directory(Path directory) {
             this.directory = directory;
             return this;
         }
 
-        /** Where entry timestamps and recovery times come from; default the system UTC clock. */
+        /**
+         * Where entry timestamps and recovery times come from; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
@@ -479,6 +532,9 @@ public final class FileSessionStore implements SessionStore {
          * after the session's lock is released, on the thread whose store call found it. The store
          * also logs each recovery as an SLF4J warning. An exception thrown by the listener is logged
          * and does not fail the store call. Default: nothing besides the warning.
+         *
+         * @param listener called with each recovery
+         * @return this builder
          */
         public Builder onRecovery(Consumer<Recovery> listener) {
             this.recoveryListener = listener;
@@ -488,6 +544,9 @@ public final class FileSessionStore implements SessionStore {
         /**
          * How many sessions keep their parsed entries in memory; least recently used ones beyond it are
          * dropped and re-read from disk when used again. Default {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         *
+         * @param maxCachedSessions the number of sessions, at least 1
+         * @return this builder
          */
         public Builder maxCachedSessions(int maxCachedSessions) {
             this.maxCachedSessions = maxCachedSessions;
@@ -497,6 +556,7 @@ public final class FileSessionStore implements SessionStore {
         /**
          * Creates the folder if needed and returns the store.
          *
+         * @return the store
          * @throws IllegalArgumentException if the folder is missing or not a folder, a value is
          *                                  {@code null}, or {@code maxCachedSessions < 1}
          * @throws StoreException           if the folder cannot be created or resolved

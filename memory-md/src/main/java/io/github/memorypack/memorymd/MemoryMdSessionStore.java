@@ -142,7 +142,9 @@ public final class MemoryMdSessionStore implements SessionStore {
 
         private static final long serialVersionUID = 1L;
 
+        /** The size in bytes the file has, or would have had. */
         private final long size;
+        /** The limit, in bytes. */
         private final long limit;
 
         TooLargeException(Path file, long size, long limit, String verb) {
@@ -152,12 +154,20 @@ public final class MemoryMdSessionStore implements SessionStore {
             this.limit = limit;
         }
 
-        /** The size in bytes the file has, or would have had. */
+        /**
+         * The size in bytes the file has, or would have had.
+         *
+         * @return the size in bytes the file has, or would have had
+         */
         public long size() {
             return size;
         }
 
-        /** The limit, {@link Builder#maxPreloadBytes}. */
+        /**
+         * The limit, {@link Builder#maxPreloadBytes}.
+         *
+         * @return the limit, {@link Builder#maxPreloadBytes}
+         */
         public long limit() {
             return limit;
         }
@@ -185,26 +195,50 @@ public final class MemoryMdSessionStore implements SessionStore {
         this.tokenizer = b.tokenizer;
     }
 
+    /**
+     * A builder; only {@link Builder#directory(Path)} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A store with default settings on {@code directory}. */
+    /**
+     * A store with default settings on {@code directory}.
+     *
+     * @param directory the base folder
+     * @return a store with default settings on {@code directory}
+     */
     public static MemoryMdSessionStore of(Path directory) {
         return builder().directory(directory).build();
     }
 
-    /** The base folder. */
+    /**
+     * The base folder.
+     *
+     * @return the base folder
+     */
     public Path directory() {
         return directory;
     }
 
-    /** The MEMORY.md of a session (it may not exist yet). */
+    /**
+     * The MEMORY.md of a session (it may not exist yet).
+     *
+     * @param sessionId the session id
+     * @return the MEMORY.md of a session (it may not exist yet)
+     */
     public Path memoryFile(String sessionId) {
         return sessionDir(sessionId).resolve(MEMORY_MD);
     }
 
-    /** The archive folder of a session (it may not exist yet). */
+    /**
+     * The archive folder of a session (it may not exist yet).
+     *
+     * @param sessionId the session id
+     * @return the archive folder of a session (it may not exist yet)
+     */
     public Path archiveDirectory(String sessionId) {
         return sessionDir(sessionId).resolve(ARCHIVE);
     }
@@ -213,12 +247,18 @@ public final class MemoryMdSessionStore implements SessionStore {
      * Switches persistence on or off for this store object. While off, appends and state updates
      * stay in memory and no file is written; {@link #replace}, {@link #trim}, {@link #compact} and
      * {@link #delete} throw {@link IllegalStateException}.
+     *
+     * @param enabled whether appends and state updates are written to the files
      */
     public void persistence(boolean enabled) {
         this.persistent = enabled;
     }
 
-    /** True while appends are written to the files. */
+    /**
+     * True while appends are written to the files.
+     *
+     * @return true while appends are written to the files
+     */
     public boolean isPersistent() {
         return persistent;
     }
@@ -363,6 +403,8 @@ public final class MemoryMdSessionStore implements SessionStore {
      * and the summary as its first block. Numbering continues: the next entry gets
      * {@link #nextIndex} as before. Summary strategies can call it as their compaction step.
      *
+     * @param sessionId the session id
+     * @param summaryText the summary of everything so far, not blank
      * @return the archive written, or empty if MEMORY.md did not exist
      * @throws StoreException if a step failed; MEMORY.md is then intact (the summary may already be in
      *                        the state, which is consistent: it covers entries that are still in the log)
@@ -383,7 +425,12 @@ public final class MemoryMdSessionStore implements SessionStore {
         });
     }
 
-    /** Warnings collected while reading the session's file (skipped blocks, interrupted writes). */
+    /**
+     * Warnings collected while reading the session's file (skipped blocks, interrupted writes).
+     *
+     * @param sessionId the session id
+     * @return the warnings, oldest first; empty when there are none
+     */
     public List<String> warnings(String sessionId) {
         return reading(sessionId, s -> List.copyOf(s.warnings));
     }
@@ -851,7 +898,12 @@ public final class MemoryMdSessionStore implements SessionStore {
         private Builder() {
         }
 
-        /** The base folder; created (0700) on the first write. Required. */
+        /**
+         * The base folder; created (0700) on the first write. Required.
+         *
+         * @param directory the base folder
+         * @return this builder
+         */
         public Builder directory(Path directory) {
             this.directory = directory;
             return this;
@@ -863,25 +915,45 @@ public final class MemoryMdSessionStore implements SessionStore {
             return this;
         }
 
-        /** Timestamps of entries, headers and archive names; the system UTC clock by default. */
+        /**
+         * Timestamps of entries, headers and archive names; the system UTC clock by default.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
         }
 
-        /** {@link Durability#SYNC} by default. */
+        /**
+         * {@link Durability#SYNC} by default.
+         *
+         * @param durability how an append is made durable
+         * @return this builder
+         */
         public Builder durability(Durability durability) {
             this.durability = durability;
             return this;
         }
 
-        /** {@link DamagePolicy#FAIL} by default. */
+        /**
+         * {@link DamagePolicy#FAIL} by default.
+         *
+         * @param damagePolicy what to do with a damaged block
+         * @return this builder
+         */
         public Builder damagePolicy(DamagePolicy damagePolicy) {
             this.damagePolicy = damagePolicy;
             return this;
         }
 
-        /** Receives each warning (skipped block, interrupted write); an SLF4J warning by default. */
+        /**
+         * Receives each warning (skipped block, interrupted write); an SLF4J warning by default.
+         *
+         * @param warnings receives each warning's text
+         * @return this builder
+         */
         public Builder warningListener(Consumer<String> warnings) {
             this.warnings = warnings;
             return this;
@@ -890,19 +962,28 @@ public final class MemoryMdSessionStore implements SessionStore {
         /**
          * Largest MEMORY.md: writes that would make it larger and files that are larger are refused with
          * {@link TooLargeException}. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default.
+         *
+         * @param maxPreloadBytes the largest MEMORY.md, in bytes (at least 1)
+         * @return this builder
          */
         public Builder maxPreloadBytes(long maxPreloadBytes) {
             this.maxPreloadBytes = maxPreloadBytes;
             return this;
         }
 
-        /** Counts the tokens of compaction summaries; without one their count is unknown. */
+        /**
+         * Counts the tokens of compaction summaries; without one their count is unknown.
+         *
+         * @param tokenizer counts the tokens of compaction summaries
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             this.tokenizer = tokenizer;
             return this;
         }
 
         /**
+         * @return the store
          * @throws IllegalArgumentException if the directory is missing, a setting is null, or the
          *                                  preload limit is not positive
          */

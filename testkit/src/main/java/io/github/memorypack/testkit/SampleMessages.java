@@ -28,7 +28,11 @@ public final class SampleMessages {
     private SampleMessages() {
     }
 
-    /** A new list, in conversation order (the first tool result answers the first tool call). */
+    /**
+     * A new list, in conversation order (the first tool result answers the first tool call).
+     *
+     * @return a new list, in conversation order
+     */
     public static List<ChatMessage> everyType() {
         ToolExecutionRequest weather = ToolExecutionRequest.builder()
                 .id("call_1").name("weather").arguments("{\"city\":\"Paris\",\"unit\":\"C\"}").build();

@@ -546,13 +546,20 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         private Builder() {
         }
 
+        private static <T> T notNull(T value, String name) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must not be null");
+            }
+            return value;
+        }
+
         /**
          * The store whose logs are searched: the one the chat memories use. Required.
          * @param store the store
          * @return this builder
          */
         public Builder store(SessionStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+            this.store = notNull(store, "store");
             return this;
         }
 
@@ -563,7 +570,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder embeddingModel(EmbeddingModel embeddingModel) {
-            this.embeddingModel = Objects.requireNonNull(embeddingModel, "embeddingModel");
+            this.embeddingModel = notNull(embeddingModel, "embeddingModel");
             return this;
         }
 
@@ -613,7 +620,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+            this.tokenizer = notNull(tokenizer, "tokenizer");
             return this;
         }
 
@@ -624,7 +631,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder indexDirectory(Path indexDirectory) {
-            this.indexDirectory = Objects.requireNonNull(indexDirectory, "indexDirectory");
+            this.indexDirectory = notNull(indexDirectory, "indexDirectory");
             return this;
         }
 

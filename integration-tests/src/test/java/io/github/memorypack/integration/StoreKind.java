@@ -20,7 +20,7 @@ enum StoreKind {
     FILE {
         @Override
         SessionStore open(Path dir) {
-            return FileSessionStore.open(dir.resolve("file-store"));
+            return FileSessionStore.of(dir.resolve("file-store"));
         }
     },
     REDIS {

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <pre>{@code
  * MemoryPackMetrics metrics = MemoryPackMetrics.of(registry);
- * SessionStore store = metrics.instrument(FileSessionStore.open(folder));
+ * SessionStore store = metrics.instrument(FileSessionStore.of(folder));
  * ChatMemoryProvider memories = SummaryBufferChatMemory.builder().chatMemoryStore(store)
  *         .summarizer(Summarizer.llm(cheapModel)).maxBufferTokens(2_000).listener(metrics).provider();
  * }</pre>

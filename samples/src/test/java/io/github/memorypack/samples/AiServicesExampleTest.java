@@ -49,7 +49,7 @@ class AiServicesExampleTest {
         // given
         OpenAiChatModel model = server.model();
         TravelAssistant assistant = AiServicesExample.assistant(model, strategy,
-                FileSessionStore.open(dir), Tokenizers.o200k(), Summarizer.extractiveBuilder().build(),
+                FileSessionStore.of(dir), Tokenizers.o200k(), Summarizer.extractiveBuilder().build(),
                 TokenAccounting.create());
         server.enqueueToolCall("call_1", "dailyBudget", "{\"totalEuros\":1200,\"days\":3}");
         server.enqueueText("That is 400 euros a day.");
@@ -89,7 +89,7 @@ class AiServicesExampleTest {
         TravelAssistant assistant = AiServices.builder(TravelAssistant.class)
                 .chatModel(chatModel)
                 .chatMemoryProvider(SummaryBufferChatMemory.builder()
-                        .chatMemoryStore(FileSessionStore.open(folder)).summarizer(Summarizer.llm(cheapModel))
+                        .chatMemoryStore(FileSessionStore.of(folder)).summarizer(Summarizer.llm(cheapModel))
                         .maxBufferTokens(2_000).provider())              // or BufferChatMemory / WindowChatMemory / SummaryChatMemory
                 .tools(new TravelTools())
                 .build();
@@ -98,7 +98,7 @@ class AiServicesExampleTest {
         // then
         assertThat(answer).isEqualTo("400 euros a day.");
         assertThat(server.takeHistory()).containsExactly(SYSTEM, "user: I have 1200 euros for 3 days. Daily budget?");
-        assertThat(FileSessionStore.open(folder).getMessages("ana")).hasSize(3);
+        assertThat(FileSessionStore.of(folder).getMessages("ana")).hasSize(3);
     }
 
 }

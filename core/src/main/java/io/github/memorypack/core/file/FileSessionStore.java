@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * and for several processes sharing the folder.
  *
  * <pre>{@code
- * SessionStore store = FileSessionStore.open(Path.of("memory"));
+ * SessionStore store = FileSessionStore.of(Path.of("memory"));
  * }</pre>
  *
  * <h2>Layout on disk</h2>
@@ -151,7 +151,7 @@ public final class FileSessionStore implements SessionStore {
      * @param directory the folder (created if missing)
      * @return a store in {@code directory} (created if missing) with the system UTC clock
      */
-    public static FileSessionStore open(Path directory) {
+    public static FileSessionStore of(Path directory) {
         return builder().directory(directory).build();
     }
 

@@ -399,90 +399,37 @@ public final class FileSessionStore implements SessionStore {
      * append of a session file (a partial line, an unparsable last line, or the lines of an append
      * that was cut short — left by a crash or a full disk in the middle of a write) were moved to a side
      * file and the file was truncated to its last complete append. Nothing is deleted: the side file
-     * holds the exact bytes. Immutable, so thread-safe.
+     * holds the exact bytes.
+     *
+     * @param sessionId  the session whose file was repaired
+     * @param file       the repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed
+     *                   entries
+     * @param setAsideTo the side file next to {@code file} that now holds the torn bytes
+     * @param offset     byte offset in {@code file} where the torn tail started: the file's new length
+     * @param length     number of bytes set aside
+     * @param lineNumber 1-based line number in {@code file} of the first torn line
+     * @param detectedAt when the store found the tail (the store's clock)
      */
-    public static final class Recovery {
-
-        private final String sessionId;
-        private final Path file;
-        private final Path setAsideTo;
-        private final long offset;
-        private final long length;
-        private final long lineNumber;
-        private final Instant detectedAt;
-
-        Recovery(String sessionId, Path file, Path setAsideTo, long offset, long length, long lineNumber,
-                 Instant detectedAt) {
-            this.sessionId = Objects.requireNonNull(sessionId, "sessionId");
-            this.file = Objects.requireNonNull(file, "file");
-            this.setAsideTo = Objects.requireNonNull(setAsideTo, "setAsideTo");
-            this.offset = offset;
-            this.length = length;
-            this.lineNumber = lineNumber;
-            this.detectedAt = Objects.requireNonNull(detectedAt, "detectedAt");
-        }
+    public record Recovery(String sessionId, Path file, Path setAsideTo, long offset, long length, long lineNumber,
+                           Instant detectedAt) {
 
         /**
-         * The session whose file was repaired.
+         * A recovery report; the store creates them.
          *
-         * @return the session whose file was repaired
+         * @param sessionId  the session whose file was repaired
+         * @param file       the repaired file
+         * @param setAsideTo the side file that now holds the torn bytes
+         * @param offset     byte offset in {@code file} where the torn tail started
+         * @param length     number of bytes set aside
+         * @param lineNumber 1-based line number in {@code file} of the first torn line
+         * @param detectedAt when the store found the tail
+         * @throws NullPointerException if {@code sessionId}, a path or {@code detectedAt} is null
          */
-        public String sessionId() {
-            return sessionId;
-        }
-
-        /**
-         * The repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries.
-         *
-         * @return the repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed entries
-         */
-        public Path file() {
-            return file;
-        }
-
-        /**
-         * The side file next to {@link #file()} that now holds the torn bytes.
-         *
-         * @return the side file next to {@link #file()} that now holds the torn bytes
-         */
-        public Path setAsideTo() {
-            return setAsideTo;
-        }
-
-        /**
-         * Byte offset in {@link #file()} where the torn tail started; the file's new length.
-         *
-         * @return byte offset in {@link #file()} where the torn tail started; the file's new length
-         */
-        public long offset() {
-            return offset;
-        }
-
-        /**
-         * Number of bytes set aside.
-         *
-         * @return number of bytes set aside
-         */
-        public long length() {
-            return length;
-        }
-
-        /**
-         * 1-based line number in {@link #file()} of the first torn line.
-         *
-         * @return the 1-based line number of the first torn line
-         */
-        public long lineNumber() {
-            return lineNumber;
-        }
-
-        /**
-         * When the store found the tail (the store's clock).
-         *
-         * @return when the store found the tail (the store's clock)
-         */
-        public Instant detectedAt() {
-            return detectedAt;
+        public Recovery {
+            Objects.requireNonNull(sessionId, "sessionId");
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(setAsideTo, "setAsideTo");
+            Objects.requireNonNull(detectedAt, "detectedAt");
         }
 
         @Override

@@ -161,10 +161,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code chatModel} is null
          */
         public LlmBuilder chatModel(ChatModel chatModel) {
-            if (chatModel == null) {
-                throw new IllegalArgumentException("chatModel must not be null");
-            }
-            this.chatModel = chatModel;
+            this.chatModel = MemorySettings.notNull(chatModel, "chatModel");
             return this;
         }
 
@@ -210,10 +207,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public LlmBuilder maxSummaryTokens(int maxSummaryTokens) {
-            if (maxSummaryTokens < 1) {
-                throw new IllegalArgumentException("maxSummaryTokens must be >= 1, was " + maxSummaryTokens);
-            }
-            this.maxSummaryTokens = maxSummaryTokens;
+            this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
             return this;
         }
 
@@ -225,10 +219,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxAttempts < 1}
          */
         public LlmBuilder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            this.maxAttempts = maxAttempts;
+            this.maxAttempts = MemorySettings.atLeast(maxAttempts, 1, "maxAttempts");
             return this;
         }
 
@@ -240,10 +231,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code tokenizer} is null
          */
         public LlmBuilder tokenizer(TokenCountEstimator tokenizer) {
-            if (tokenizer == null) {
-                throw new IllegalArgumentException("tokenizer must not be null");
-            }
-            this.tokenizer = tokenizer;
+            this.tokenizer = MemorySettings.notNull(tokenizer, "tokenizer");
             return this;
         }
 
@@ -317,10 +305,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public ExtractiveBuilder maxSummaryTokens(int maxSummaryTokens) {
-            if (maxSummaryTokens < 1) {
-                throw new IllegalArgumentException("maxSummaryTokens must be >= 1, was " + maxSummaryTokens);
-            }
-            this.maxSummaryTokens = maxSummaryTokens;
+            this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
             return this;
         }
 
@@ -332,10 +317,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code tokenizer} is null
          */
         public ExtractiveBuilder tokenizer(TokenCountEstimator tokenizer) {
-            if (tokenizer == null) {
-                throw new IllegalArgumentException("tokenizer must not be null");
-            }
-            this.tokenizer = tokenizer;
+            this.tokenizer = MemorySettings.notNull(tokenizer, "tokenizer");
             return this;
         }
 

@@ -33,6 +33,11 @@ import java.util.Objects;
  *       {@link ImportMode#REPLACE_EXISTING}, fork always needs a new session id. The source of a fork
  *       is only read.</li>
  * </ul>
+ *
+ * <p>Stateless: each method is as thread-safe as the store it is given. Fork, and import without
+ * {@link ImportMode#REPLACE_EXISTING}, check that the target session does not exist before they
+ * write it; that check is not atomic against another writer creating the same session at the same
+ * moment.
  */
 public final class Conversations {
 

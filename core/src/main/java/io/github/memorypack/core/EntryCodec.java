@@ -24,10 +24,11 @@ import java.util.zip.CRC32C;
  *
  * <p>Rules: every encoded form is a single line (JSON escapes every line break) and round-trips its
  * text exactly, whatever it holds: NUL, CR, characters of every Unicode plane and even lone
- * surrogates, which are written as JSON u-escapes (backslash, u, four hex digits) so that the form is always
- * well-formed
- * UTF-16 and survives conversion to UTF-8. {@link #checksum} gives the CRC32C that stores keep with
+ * surrogates, which are written as JSON u-escapes (backslash, u, four hex digits) so that the form
+ * is always well-formed UTF-16 and survives conversion to UTF-8. {@link #checksum} gives the CRC32C that stores keep with
  * each record so damage is detected instead of read as different content.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class EntryCodec {
 

@@ -34,6 +34,9 @@ import java.util.Map;
  * line). Otherwise the view follows the shared rules, like {@link BufferChatMemory}: whole turns,
  * tool calls with their results, interrupted calls repaired; {@link #set} and {@link #clear} follow
  * LangChain4j's round trips without loss.
+ *
+ * <p>Thread-safe, like every Memory Pack memory: one object may serve concurrent requests for its
+ * session, and each {@code add} call is one atomic append.
  */
 public final class MemoryMdChatMemory implements ChatMemory {
 

@@ -8,6 +8,8 @@ import java.util.Objects;
  * A message on its way into a session log, with what the caller already knows about it: its token
  * count (or {@link Entry#UNKNOWN_TOKENS}) and optional key/value metadata. The store adds the
  * index, the id and the timestamp when it appends.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public final class NewEntry {
 

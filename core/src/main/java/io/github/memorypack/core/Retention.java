@@ -10,6 +10,9 @@ package io.github.memorypack.core;
  *
  * <p>Policies should trim in batches (let the log grow past the bound by some margin, then trim
  * back to it), so trimming costs one store call every many turns, not one per turn.
+ *
+ * <p>The policies here are stateless and thread-safe; memories may call a policy from several threads
+ * at once, so an implementation must be thread-safe too.
  */
 @FunctionalInterface
 public interface Retention {

@@ -27,6 +27,8 @@ import java.util.Base64;
  * <p>Stores accept exactly the ids this mapping produces — plain ids, and {@code ~} or {@code ~~}
  * followed by 1–126 base64url characters — and reject anything else with an
  * {@link IllegalArgumentException} before any I/O: no path traversal, no key-pattern widening.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class SessionIds {
 

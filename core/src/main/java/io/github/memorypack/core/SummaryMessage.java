@@ -14,6 +14,8 @@ import java.util.Optional;
  * summary message (LangChain4j's output guardrails re-add every message after {@code clear()})
  * restores it there. A summary message is never stored as a message of the log, and never becomes the
  * application's system message.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public final class SummaryMessage extends SystemMessage {
 

@@ -19,6 +19,8 @@ import java.util.Objects;
  *
  * <p>{@link Experimental}, as {@link RecallContentRetriever}: the tool's name, description and answer
  * text may still change.
+ *
+ * <p>Thread-safe, as its retriever.
  */
 @Experimental
 public final class RecallTool {

@@ -36,6 +36,8 @@ import org.springframework.core.env.Environment;
  *   <li>with Spring Boot Actuator: a health indicator {@code memoryPack} that is up while the store
  *       answers a read ({@code management.health.memorypack.enabled=false} turns it off).</li>
  * </ul>
+ *
+ * <p>Used by Spring only. The store, the provider and the memories it creates are thread-safe.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",

@@ -13,6 +13,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * builder's own message.
  *
  * <p>{@link Experimental}: property names, defaults and their grouping may still change.
+ *
+ * <p>A mutable JavaBean that Spring binds once, at start-up; it is not thread-safe, and nothing reads
+ * it after the beans are created.
  */
 @Experimental
 @ConfigurationProperties(prefix = "memory-pack")

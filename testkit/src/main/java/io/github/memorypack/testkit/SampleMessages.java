@@ -18,6 +18,8 @@ import java.util.Map;
  * tool execution requests, attributes; and tool calls without text); tool results (normal and
  * {@code isError}); custom. Texts include line breaks, quotes and non-ASCII characters so that
  * escaping bugs show up. Every message survives LangChain4j's own JSON round trip.
+ *
+ * <p>Stateless and thread-safe; every call returns a new list.
  */
 public final class SampleMessages {
 

@@ -149,6 +149,9 @@ final class SessionMemory {
             return conversation;
         }
         List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
+        if (SessionIds.isHashed(sessionId) && !state.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
+            SessionIds.remember(store, sessionId, id);
+        }
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
             for (Entry entry : stored) {

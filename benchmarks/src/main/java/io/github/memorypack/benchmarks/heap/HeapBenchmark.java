@@ -15,7 +15,9 @@ import dev.langchain4j.service.SystemMessage;
 import dev.langchain4j.service.memory.ChatMemoryAccess;
 import io.github.memorypack.benchmarks.redis.BenchmarkRedis;
 import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.core.ExtractiveSummarizer;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.redis.RedisSessionStore;
 import java.io.BufferedReader;
@@ -41,7 +43,8 @@ import redis.clients.jedis.JedisPooled;
  * turns each) through one real {@code AiServices} with an offline, deterministic {@link ChatModel},
  * heap used after full GCs at checkpoints (1k, 10k, 50k, 100k sessions), for our
  * {@link BufferChatMemory} provider on a {@link FileSessionStore} (several view cache sizes) and on a
- * {@link RedisSessionStore}, against LangChain4j's {@link MessageWindowChatMemory} on its default
+ * {@link RedisSessionStore}, and a {@link SummaryBufferChatMemory} on the file store (each session folds
+ * once, offline, with the {@link ExtractiveSummarizer}), against LangChain4j's {@link MessageWindowChatMemory} on its default
  * in-memory store measured in the same run. It also measures the memory objects alone (no store, no
  * {@code AiServices}), a memory that holds nothing (what {@code AiServices}' own map of memories
  * costs), and runs that evict each memory from {@code AiServices} after its session
@@ -71,12 +74,14 @@ public final class HeapBenchmark {
     public static final int ACTIVE = 100;
     /** Sessions run before the first measurement (class loading, lazy statics), not counted per session. */
     public static final int WARM_UP = ACTIVE;
+    /** The summary-buffer variant's budget: the third turn passes it, so every session folds once. */
+    public static final int SUMMARY_BUFFER_TOKENS = 150;
     /** Where heap is measured. */
     public static final int[] CHECKPOINTS = {1_000, 10_000, 50_000, 100_000};
     /** Every variant, in the order they run. */
     public static final List<String> VARIANTS = List.of("lc4j-window", "id-only", "objects-lc4j", "objects-buffer",
             "buffer-file", "buffer-file:0", "buffer-file:100", "buffer-file:10000", "buffer-file-evict",
-            "buffer-redis", "buffer-redis-evict");
+            "buffer-redis", "buffer-redis-evict", "summary-buffer-file");
 
     private HeapBenchmark() {
     }
@@ -154,6 +159,7 @@ public final class HeapBenchmark {
                 case "buffer-file":
                 case "buffer-file-evict":
                 case "objects-buffer":
+                case "summary-buffer-file":
                     store = FileSessionStore.open(dir);
                     break;
                 case "buffer-redis":
@@ -204,6 +210,11 @@ public final class HeapBenchmark {
                 return id -> MessageWindowChatMemory.builder().id(id).maxMessages(20).build();
             case "id-only":
                 return IdOnlyMemory::new;
+            case "summary-buffer-file":
+                // a budget the third turn passes, so every session folds once (inline, extractive: offline)
+                return SummaryBufferChatMemory.builder().chatMemoryStore(store)
+                        .summarizer(ExtractiveSummarizer.builder().build()).maxBufferTokens(SUMMARY_BUFFER_TOKENS)
+                        .provider();
             default:
                 BufferChatMemory.Builder builder = BufferChatMemory.builder().chatMemoryStore(store);
                 if (cacheSize != null) {

@@ -1,5 +1,9 @@
 package io.github.memorypack.core;
 
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -65,6 +69,30 @@ public final class SessionIds {
     /** True if {@link #of} of this memory id is a hash, so the text is kept in the session state. */
     static boolean isHashed(String sessionId) {
         return sessionId.startsWith("~~");
+    }
+
+    /**
+     * After an append under a hashed session id: keeps the memory id's text in the session's state
+     * (once), so {@link #memoryId} can give it back. The append is already acknowledged, so a store
+     * failure here is logged, not thrown; the next append tries again.
+     */
+    static void remember(SessionStore store, String sessionId, Object memoryId) {
+        try {
+            while (true) {
+                SessionState state = store.state(sessionId);
+                if (state.attributes().containsKey(MEMORY_ID_ATTRIBUTE)) {
+                    return;
+                }
+                Map<String, String> attributes = new HashMap<>(state.attributes());
+                attributes.put(MEMORY_ID_ATTRIBUTE, String.valueOf(memoryId));
+                if (store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes)).isPresent()) {
+                    return;
+                }
+            }
+        } catch (StoreException e) {
+            LoggerFactory.getLogger(SessionIds.class).warn("Session {} could not record its memory id in its state;"
+                    + " the next append tries again", sessionId, e);
+        }
     }
 
     /**
@@ -183,7 +211,14 @@ public final class SessionIds {
 
     /** UTF-16 code units as big-endian bytes: exact for any text, lone surrogates included. */
     private static byte[] exactBytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_16BE);
+        // not String.getBytes(UTF_16BE): an encoder replaces a lone surrogate, so two texts would share a hash
+        byte[] bytes = new byte[text.length() * 2];
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            bytes[2 * i] = (byte) (c >>> 8);
+            bytes[2 * i + 1] = (byte) c;
+        }
+        return bytes;
     }
 
     private static byte[] sha256(byte[] bytes) {

@@ -177,6 +177,9 @@ final class SessionMemory {
         }
         List<Entry> stored = batch.isEmpty() ? List.of()
                 : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
+        if (SessionIds.isHashed(sessionId) && !state.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
+            SessionIds.remember(shared.store, sessionId, id);
+        }
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
             for (Entry entry : stored) {

@@ -113,7 +113,10 @@ public interface SessionStore extends ChatMemoryStore {
     @Override
     default void updateMessages(Object memoryId, List<ChatMessage> messages) {
         String sessionId = SessionIds.of(memoryId);
-        List<ChatMessage> stored = getMessages(sessionId);
+        List<ChatMessage> stored = new ArrayList<>();
+        for (Entry entry : read(sessionId, 0, Integer.MAX_VALUE)) { // by session id: it is not a memory id
+            stored.add(entry.message());
+        }
         boolean extendsStored = messages.size() >= stored.size()
                 && messages.subList(0, stored.size()).equals(stored);
         List<NewEntry> entries = new ArrayList<>();
@@ -126,6 +129,9 @@ public interface SessionStore extends ChatMemoryStore {
             }
         } else {
             replace(sessionId, entries);
+        }
+        if (SessionIds.isHashed(sessionId) && !entries.isEmpty()) {
+            SessionIds.remember(this, sessionId, memoryId);
         }
     }
 

@@ -10,7 +10,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import org.junit.jupiter.api.Test;
 
-/** The examples of summary-buffer/README.md, verbatim, with scripted chat and summarizer models. */
+/** The summary-buffer examples of the root README and core/README.md, verbatim, with scripted chat and summarizer models. */
 class SummaryBufferReadmeExampleTest {
 
     interface Assistant {

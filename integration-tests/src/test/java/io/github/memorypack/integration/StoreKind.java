@@ -1,5 +1,7 @@
 package io.github.memorypack.integration;
 
+import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
+import io.github.memorypack.core.ChatMemoryStoreAdapter;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
@@ -34,6 +36,13 @@ enum StoreKind {
         SessionStore open(Path dir) {
             return MemoryMdSessionStore.builder().directory(dir.resolve("memory-md"))
                     .durability(MemoryMdSessionStore.Durability.OS_BUFFERED).build();
+        }
+    },
+    /** A LangChain4j {@code ChatMemoryStore} the application already has, adapted: the one-line switch. */
+    LANGCHAIN4J_STORE {
+        @Override
+        SessionStore open(Path dir) {
+            return ChatMemoryStoreAdapter.of(new InMemoryChatMemoryStore());
         }
     };
 

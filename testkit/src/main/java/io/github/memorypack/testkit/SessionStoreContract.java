@@ -715,15 +715,20 @@ public abstract class SessionStoreContract {
         // given: the same messages under a plain id that could be confused with it
         store.updateMessages("plain", List.of(UserMessage.from("other")));
 
-        // when
+        // when: as LangChain4j's own memories write, the whole list each time
         store.updateMessages(memoryId, List.of(UserMessage.from("mine " + memoryId)));
+        store.updateMessages(memoryId, List.of(UserMessage.from("mine " + memoryId), AiMessage.from("yours")));
 
-        // then
-        assertThat(store.getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
-        assertThat(restarted().getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
+        // then: the second write appended the new message only
+        assertThat(store.getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId),
+                AiMessage.from("yours"));
+        assertThat(restarted().getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId),
+                AiMessage.from("yours"));
         assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));
         String sessionId = io.github.memorypack.core.SessionIds.of(memoryId);
         assertThat(store.sessions()).contains(sessionId);
+        assertThat(io.github.memorypack.core.SessionIds.memoryId(restarted(), sessionId))
+                .isEqualTo(String.valueOf(memoryId));
         store.deleteMessages(memoryId);
         assertThat(store.getMessages(memoryId)).isEmpty();
         assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));

@@ -26,11 +26,11 @@ final class Report {
         out.append(String.format(Locale.ROOT, "%n%,d sessions, %d turns each, %d at a time; bytes retained per session"
                 + " = (heap after full GC at the checkpoint - heap after %d warm-up sessions) / sessions since.%n%n",
                 sessions, HeapBenchmark.TURNS, HeapBenchmark.ACTIVE, HeapBenchmark.WARM_UP));
-        out.append("| variant | heap after warm-up MB |");
+        out.append("| variant | heap after warm-up MiB |");
         for (int checkpoint : HeapBenchmark.checkpoints(sessions)) {
             out.append(String.format(Locale.ROOT, " B/session at %,d |", checkpoint));
         }
-        out.append(" heap at end MB | ÷ ").append(BASELINE)
+        out.append(" heap at end MiB | ÷ ").append(BASELINE)
                 .append(" | open files | file store sessions cached | views cached | s |\n|---|---:|");
         out.append("---:|".repeat(HeapBenchmark.checkpoints(sessions).size()));
         out.append("---:|---:|---:|---:|---:|---:|\n");

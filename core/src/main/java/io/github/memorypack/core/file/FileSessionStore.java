@@ -419,9 +419,16 @@ public final class FileSessionStore implements SessionStore {
 
         /**
          * How many sessions keep their parsed entries in memory; least recently used ones beyond it are
-         * dropped and re-read from disk when used again. Default {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         * dropped and re-read from disk when used again. This bounds the store's heap whatever number of
+         * sessions it has seen (it keeps no file open between calls). Default
+         * {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         *
+         * @throws IllegalArgumentException if {@code maxCachedSessions < 1}
          */
         public Builder maxCachedSessions(int maxCachedSessions) {
+            if (maxCachedSessions < 1) {
+                throw new IllegalArgumentException("maxCachedSessions must be >= 1, was " + maxCachedSessions);
+            }
             this.maxCachedSessions = maxCachedSessions;
             return this;
         }

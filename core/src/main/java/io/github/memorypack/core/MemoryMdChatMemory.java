@@ -73,7 +73,7 @@ public final class MemoryMdChatMemory implements ChatMemory {
         this.engine = new MemoryEngine(settings.sessionMemory(settings.rules(), false, "memory-md"), this::view, null);
     }
 
-    /** Records where the preloaded messages end, before this memory first writes or reads the session. */
+    /** Records where the preloaded messages end, before this memory first writes to the session. */
     private long preloaded() {
         long until = preloadedUntil;
         if (until < 0) {
@@ -154,8 +154,15 @@ public final class MemoryMdChatMemory implements ChatMemory {
 
     private View view() {
         SessionMemory memory = engine.memory();
-        long preloadedUntil = preloaded();
+        // where the preloaded messages end is the state's, not this object's: every memory object of the
+        // session, whenever it was created, shows the same split (recorded here if nothing recorded it yet)
         SessionState state = memory.state();
+        long preloadedUntil = Records.longAttribute(state, PRELOADED_UNTIL, -1);
+        if (preloadedUntil < 0) {
+            preloadedUntil = preloadedUntil(memory);
+            this.preloadedUntil = preloadedUntil;
+            state = memory.state();
+        }
         long from = Math.max(state.summary().map(Summary::coveredUntil).orElse(0L),
                 Records.longAttribute(state, Records.CLEARED_AT, -1) + 1);
         List<Entry> entries = memory.store().read(memory.sessionId(), from, Integer.MAX_VALUE);

@@ -41,6 +41,18 @@ final class MemorySettings {
     private SummaryMessage.Placement placement = SummaryMessage.Placement.SYSTEM_MESSAGE;
     private TokenAccounting accounting;
     private boolean calibrate;
+    // the rules and the shared part of a memory made from these settings, made once and kept by every
+    // copy (a provider's memories share them); a new holder whenever an option changes
+    private Derived derived = new Derived();
+
+    private static final class Derived {
+        volatile ViewRules rules;
+        volatile SessionMemory.Shared shared;
+    }
+
+    private void changed() {
+        derived = new Derived();
+    }
 
     void id(Object id) {
         if (id == null) {
@@ -55,11 +67,13 @@ final class MemorySettings {
     }
 
     void store(SessionStore store) {
+        changed();
         this.store = notNull(store, "store");
     }
 
     /** A {@link SessionStore} is used as it is; any other {@link ChatMemoryStore} runs through the adapter. */
     void chatMemoryStore(ChatMemoryStore store) {
+        changed();
         notNull(store, "chatMemoryStore");
         this.store = store instanceof SessionStore ? (SessionStore) store : ChatMemoryStoreAdapter.of(store);
     }
@@ -68,11 +82,13 @@ final class MemorySettings {
     SessionStore store() {
         if (store == null) {
             store = InMemorySessionStore.create();
+            changed();
         }
         return store;
     }
 
     void tokenizer(TokenCountEstimator tokenizer) {
+        changed();
         this.tokenizer = notNull(tokenizer, "tokenizer");
     }
 
@@ -81,6 +97,7 @@ final class MemorySettings {
     }
 
     void listener(MemoryListener listener) {
+        changed();
         listeners.add(notNull(listener, "listener"));
     }
 
@@ -133,6 +150,7 @@ final class MemorySettings {
 
 
     void retention(Retention retention) {
+        changed();
         this.retention = notNull(retention, "retention");
     }
 
@@ -141,14 +159,17 @@ final class MemorySettings {
     }
 
     void toolResultPreviews(int maxTokens) {
+        changed();
         this.toolResultPreviewTokens = atLeast(maxTokens, 1, "toolResultPreviews maxTokens");
     }
 
     void keepImagesInNewest(int messages) {
+        changed();
         this.keepImagesInNewest = atLeast(messages, 0, "keepImagesInNewest");
     }
 
     void clock(Clock clock) {
+        changed();
         this.clock = notNull(clock, "clock");
     }
 
@@ -157,6 +178,7 @@ final class MemorySettings {
     }
 
     void openTurnTimeout(Duration timeout) {
+        changed();
         this.openTurnTimeout = positive(timeout, "openTurnTimeout");
     }
 
@@ -165,6 +187,7 @@ final class MemorySettings {
     }
 
     void viewCacheSize(int views) {
+        changed();
         this.viewCache = new ViewCache(atLeast(views, 0, "viewCacheSize"));
     }
 
@@ -173,10 +196,12 @@ final class MemorySettings {
     }
 
     void tokenAccounting(TokenAccounting accounting) {
+        changed();
         this.accounting = notNull(accounting, "tokenAccounting");
     }
 
     void calibrateWith(TokenAccounting accounting) {
+        changed();
         tokenAccounting(accounting);
         this.calibrate = true;
     }
@@ -191,13 +216,23 @@ final class MemorySettings {
     }
 
     void summaryPlacement(SummaryMessage.Placement placement) {
+        changed();
         this.placement = notNull(placement, "summaryPlacement");
     }
 
-    /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
+    /**
+     * The view rules for these settings, counting with the tokenizer set (or the rules' default): one
+     * instance for these settings and their copies, so a provider's memories share it.
+     */
     ViewRules rules() {
-        return new ViewRules(tokenizer, toolResultPreviewTokens == UNSET ? 0 : toolResultPreviewTokens,
-                keepImagesInNewest == UNSET ? -1 : keepImagesInNewest, placement);
+        Derived d = derived;
+        ViewRules rules = d.rules;
+        if (rules == null) {
+            rules = new ViewRules(tokenizer, toolResultPreviewTokens == UNSET ? 0 : toolResultPreviewTokens,
+                    keepImagesInNewest == UNSET ? -1 : keepImagesInNewest, placement);
+            d.rules = rules;
+        }
+        return rules;
     }
 
     /**
@@ -207,10 +242,20 @@ final class MemorySettings {
      */
     SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts, String strategy) {
         boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
-        return new SessionMemory(id, this, rules, counts ? rules.tokenizer() : null, strategy);
+        TokenCountEstimator counter = counts ? rules.tokenizer() : null;
+        Derived d = derived;
+        SessionMemory.Shared shared = d.shared;
+        if (shared == null || !shared.matches(rules, counter, strategy)) {
+            shared = new SessionMemory.Shared(this, rules, counter, strategy);
+            d.shared = shared;
+        }
+        return new SessionMemory(id, shared);
     }
 
-    /** A copy sharing the same store (resolving the default store first, so copies share it) and view cache. */
+    /**
+     * A copy sharing the same store (resolving the default store first, so copies share it), view
+     * cache, rules and shared memory settings.
+     */
     MemorySettings copy() {
         MemorySettings copy = new MemorySettings();
         copy.id = id;
@@ -226,6 +271,7 @@ final class MemorySettings {
         copy.placement = placement;
         copy.accounting = accounting;
         copy.calibrate = calibrate;
+        copy.derived = derived;
         return copy;
     }
 

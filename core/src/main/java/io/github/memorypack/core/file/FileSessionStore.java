@@ -85,7 +85,9 @@ import org.slf4j.LoggerFactory;
  * and at a million. Older entries are read when a call needs them (a read from an earlier index, a
  * larger {@code readLast}, an idempotency key lookup, trim, replace), backwards again, doubling the
  * bytes read each time. The store caches what it read for up to {@link Builder#maxCachedSessions}
- * sessions (least recently used first out). Under the lock it checks the log's identity and size and
+ * sessions (least recently used first out), and keeps no file open between calls: each call opens
+ * what it needs and closes it before it returns, so a server that has seen 100,000 sessions holds at
+ * most that many sessions' tails in heap and no file handle for any of them. Under the lock it checks the log's identity and size and
  * the change counters: when another process appended, only the new bytes are parsed; when the log was
  * rewritten, its tail is read again. Reads therefore cost O(entries returned) when nothing changed.
  *
@@ -378,6 +380,13 @@ public final class FileSessionStore implements SessionStore {
                 + cause, cause);
     }
 
+    /** How many sessions the store keeps parsed (for tests). */
+    int cachedSessions() {
+        synchronized (cache) {
+            return cache.size();
+        }
+    }
+
     private Session session(String sessionId) {
         synchronized (cache) {
             return cache.computeIfAbsent(sessionId, id -> new Session(new SessionFiles(directory, id), disk));
@@ -490,12 +499,18 @@ public final class FileSessionStore implements SessionStore {
 
         /**
          * How many sessions keep their parsed entries in memory; least recently used ones beyond it are
-         * dropped and re-read from disk when used again. Default {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         * dropped and re-read from disk when used again. This bounds the store's heap whatever number of
+         * sessions it has seen (it keeps no file open between calls). Default
+         * {@value #DEFAULT_MAX_CACHED_SESSIONS}.
          *
          * @param maxCachedSessions the number of sessions, at least 1
          * @return this builder
+         * @throws IllegalArgumentException if {@code maxCachedSessions < 1}
          */
         public Builder maxCachedSessions(int maxCachedSessions) {
+            if (maxCachedSessions < 1) {
+                throw new IllegalArgumentException("maxCachedSessions must be >= 1, was " + maxCachedSessions);
+            }
             this.maxCachedSessions = maxCachedSessions;
             return this;
         }

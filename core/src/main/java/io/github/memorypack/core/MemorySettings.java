@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,13 +68,13 @@ final class MemorySettings {
 
     void store(SessionStore store) {
         changed();
-        this.store = Objects.requireNonNull(store, "store");
+        this.store = notNull(store, "store");
     }
 
     /** A {@link SessionStore} is used as it is; any other {@link ChatMemoryStore} runs through the adapter. */
     void chatMemoryStore(ChatMemoryStore store) {
         changed();
-        Objects.requireNonNull(store, "chatMemoryStore");
+        notNull(store, "chatMemoryStore");
         this.store = store instanceof SessionStore ? (SessionStore) store : ChatMemoryStoreAdapter.of(store);
     }
 
@@ -90,7 +89,7 @@ final class MemorySettings {
 
     void tokenizer(TokenCountEstimator tokenizer) {
         changed();
-        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+        this.tokenizer = notNull(tokenizer, "tokenizer");
     }
 
     TokenCountEstimator tokenizer() {
@@ -99,7 +98,7 @@ final class MemorySettings {
 
     void listener(MemoryListener listener) {
         changed();
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        listeners.add(notNull(listener, "listener"));
     }
 
     /** The listeners added, as one that never throws; {@link MemoryListener#logging()} when none was added. */
@@ -152,7 +151,7 @@ final class MemorySettings {
 
     void retention(Retention retention) {
         changed();
-        this.retention = Objects.requireNonNull(retention, "retention");
+        this.retention = notNull(retention, "retention");
     }
 
     Retention retention() {
@@ -171,7 +170,7 @@ final class MemorySettings {
 
     void clock(Clock clock) {
         changed();
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this.clock = notNull(clock, "clock");
     }
 
     Clock clock() {
@@ -198,7 +197,7 @@ final class MemorySettings {
 
     void tokenAccounting(TokenAccounting accounting) {
         changed();
-        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
+        this.accounting = notNull(accounting, "tokenAccounting");
     }
 
     void calibrateWith(TokenAccounting accounting) {
@@ -218,7 +217,7 @@ final class MemorySettings {
 
     void summaryPlacement(SummaryMessage.Placement placement) {
         changed();
-        this.placement = Objects.requireNonNull(placement, "summaryPlacement");
+        this.placement = notNull(placement, "summaryPlacement");
     }
 
     /**
@@ -292,6 +291,18 @@ final class MemorySettings {
         Integer value = limit.apply(id);
         if (value == null || value < 1) {
             throw new IllegalArgumentException(name + " must be >= 1, was " + value + " for memory id " + id);
+        }
+        return value;
+    }
+
+    /**
+     * Returns {@code value}.
+     *
+     * @throws IllegalArgumentException if it is null (a builder setting is checked at the setter)
+     */
+    static <T> T notNull(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
         }
         return value;
     }

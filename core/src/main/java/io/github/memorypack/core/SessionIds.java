@@ -31,6 +31,8 @@ import java.util.Base64;
  * <p>Stores accept exactly the ids this mapping produces — plain ids, and {@code ~} or {@code ~~}
  * followed by 1–126 base64url characters — and reject anything else with an
  * {@link IllegalArgumentException} before any I/O: no path traversal, no key-pattern widening.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class SessionIds {
 
@@ -49,6 +51,8 @@ public final class SessionIds {
     /**
      * The session id of a memory id (see the mapping above).
      *
+     * @param memoryId the memory id: any non-null object
+     * @return the session id of a memory id (see the mapping above)
      * @throws IllegalArgumentException if {@code memoryId} is null
      */
     public static String of(Object memoryId) {
@@ -100,6 +104,9 @@ public final class SessionIds {
      * decoded text for an encoded one, and for a hashed one the text kept in the session's state
      * (or the session id when the state does not have it).
      *
+     * @param store the store that holds the session's state
+     * @param sessionId a session id
+     * @return the memory id's text
      * @throws IllegalArgumentException if {@code sessionId} is not a valid session id
      */
     public static String memoryId(SessionStore store, String sessionId) {
@@ -116,6 +123,8 @@ public final class SessionIds {
     /**
      * Returns {@code sessionId} unchanged if a store may use it.
      *
+     * @param sessionId the session id to check; may be anything, {@code null} included
+     * @return {@code sessionId}
      * @throws IllegalArgumentException if it is null or not a plain, encoded or hashed session id
      */
     public static String validate(String sessionId) {
@@ -154,7 +163,12 @@ public final class SessionIds {
         return sessionId;
     }
 
-    /** True if {@link #validate(String)} would accept the id. */
+    /**
+     * True if {@link #validate(String)} would accept the id.
+     *
+     * @param sessionId the session id to check; may be anything, {@code null} included
+     * @return true if {@link #validate(String)} would accept the id
+     */
     public static boolean isValid(String sessionId) {
         try {
             validate(sessionId);
@@ -167,8 +181,10 @@ public final class SessionIds {
     /**
      * Checks an idempotency key as every store must before any I/O: {@code null} (no key) is allowed.
      *
+     * @param key the key, or {@code null} for none
      * @return the key
-     * @throws IllegalArgumentException if it is blank or longer than {@link SessionStore#MAX_IDEMPOTENCY_KEY_LENGTH}
+     * @throws IllegalArgumentException if it is blank or longer than {@link
+     *                                  SessionStore#MAX_IDEMPOTENCY_KEY_LENGTH}
      */
     public static String checkIdempotencyKey(String key) {
         if (key != null && (key.isBlank() || key.length() > SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH)) {

@@ -44,10 +44,10 @@ class MemoryFootprintTest {
                 BufferChatMemory.builder().chatMemoryStore(store).provider(),
                 WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider(),
                 WindowChatMemory.builder().chatMemoryStore(store).maxTokens(500, Tokenizers.o200k()).provider(),
-                SummaryChatMemory.builder().chatMemoryStore(store).summarizer(ExtractiveSummarizer.builder().build())
+                SummaryChatMemory.builder().chatMemoryStore(store).summarizer(Summarizer.extractive())
                         .provider(),
                 SummaryBufferChatMemory.builder().chatMemoryStore(store)
-                        .summarizer(ExtractiveSummarizer.builder().build()).maxBufferTokens(1_000).provider(),
+                        .summarizer(Summarizer.extractive()).maxBufferTokens(1_000).provider(),
                 MemoryMdChatMemory.builder().chatMemoryStore(store).provider());
 
         for (ChatMemoryProvider provider : providers) {

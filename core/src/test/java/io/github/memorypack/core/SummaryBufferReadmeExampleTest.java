@@ -28,7 +28,7 @@ class SummaryBufferReadmeExampleTest {
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
                 .chatMemoryStore(store)
-                .summarizer(LlmSummarizer.of(cheapModel))
+                .summarizer(Summarizer.llm(cheapModel))
                 .maxBufferTokens(2_000)
                 .tokenizer(Tokenizers.forModel("gpt-4o-mini"))
                 .provider();

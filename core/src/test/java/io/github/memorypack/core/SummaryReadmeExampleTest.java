@@ -27,7 +27,7 @@ class SummaryReadmeExampleTest {
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryChatMemory.builder()
                 .chatMemoryStore(store)
-                .summarizer(LlmSummarizer.of(cheapModel))
+                .summarizer(Summarizer.llm(cheapModel))
                 .provider();
         Assistant assistant = AiServices.builder(Assistant.class)
                 .chatModel(model)

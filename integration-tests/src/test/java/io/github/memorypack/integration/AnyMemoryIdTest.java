@@ -77,7 +77,7 @@ class AnyMemoryIdTest {
     private SessionStore open(Backend backend) {
         return switch (backend) {
             case IN_MEMORY -> inMemory == null ? inMemory = InMemorySessionStore.create() : inMemory;
-            case FILE -> FileSessionStore.open(dir.resolve("file"));
+            case FILE -> FileSessionStore.of(dir.resolve("file"));
             case REDIS -> RedisSessionStore.builder().uri(TestRedis.uri()).keyPrefix(redisPrefix).build();
             case MEMORY_MD -> MemoryMdSessionStore.builder().directory(dir.resolve("md"))
                     .durability(MemoryMdSessionStore.Durability.OS_BUFFERED).build();

@@ -1,7 +1,6 @@
 package io.github.memorypack.integration;
 
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
-import io.github.memorypack.core.ChatMemoryStoreAdapter;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
@@ -22,7 +21,7 @@ enum StoreKind {
     FILE {
         @Override
         SessionStore open(Path dir) {
-            return FileSessionStore.open(dir.resolve("file-store"));
+            return FileSessionStore.of(dir.resolve("file-store"));
         }
     },
     REDIS {
@@ -42,7 +41,7 @@ enum StoreKind {
     LANGCHAIN4J_STORE {
         @Override
         SessionStore open(Path dir) {
-            return ChatMemoryStoreAdapter.of(new InMemoryChatMemoryStore());
+            return SessionStore.of(new InMemoryChatMemoryStore());
         }
     };
 

@@ -49,7 +49,7 @@ public final class AiServicesExample {
         System.out.println("Using " + settings.describe());
         Path folder = Path.of(args.length > 0 ? args[0] : "target/aiservices-sessions");
         for (Strategy strategy : Strategy.memories()) {
-            SessionStore store = FileSessionStore.open(folder.resolve(strategy.label()));
+            SessionStore store = FileSessionStore.of(folder.resolve(strategy.label()));
             TravelAssistant assistant = assistant(settings.chatModel(), strategy, store, settings.tokenizer(),
                     OpenAiSettings.summarizer(openAi, Strategy.Limits.DEFAULT.summaryTokens(), settings.tokenizer()),
                     TokenAccounting.create());

@@ -15,8 +15,8 @@ import dev.langchain4j.service.SystemMessage;
 import dev.langchain4j.service.memory.ChatMemoryAccess;
 import io.github.memorypack.benchmarks.redis.BenchmarkRedis;
 import io.github.memorypack.core.BufferChatMemory;
-import io.github.memorypack.core.ExtractiveSummarizer;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryBufferChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.redis.RedisSessionStore;
@@ -160,7 +160,7 @@ public final class HeapBenchmark {
                 case "buffer-file-evict":
                 case "objects-buffer":
                 case "summary-buffer-file":
-                    store = FileSessionStore.open(dir);
+                    store = FileSessionStore.of(dir);
                     break;
                 case "buffer-redis":
                 case "buffer-redis-evict":
@@ -213,7 +213,7 @@ public final class HeapBenchmark {
             case "summary-buffer-file":
                 // a budget the third turn passes, so every session folds once (inline, extractive: offline)
                 return SummaryBufferChatMemory.builder().chatMemoryStore(store)
-                        .summarizer(ExtractiveSummarizer.builder().build()).maxBufferTokens(SUMMARY_BUFFER_TOKENS)
+                        .summarizer(Summarizer.extractive()).maxBufferTokens(SUMMARY_BUFFER_TOKENS)
                         .provider();
             default:
                 BufferChatMemory.Builder builder = BufferChatMemory.builder().chatMemoryStore(store);

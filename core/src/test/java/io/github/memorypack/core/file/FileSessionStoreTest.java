@@ -15,6 +15,7 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

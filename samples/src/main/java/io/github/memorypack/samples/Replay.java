@@ -26,6 +26,7 @@ import java.util.Map;
 import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -159,7 +160,7 @@ public final class Replay {
          * {@code cachedPriceFactor} of the price: uncached + factor x cached.
          */
         public double effectiveTokens(double cachedPriceFactor) {
-            return totalTokens() - cachedTotal() + cachedPriceFactor * cachedTotal();
+            return Replay.effectiveTokens(totalTokens(), cachedTotal(), cachedPriceFactor);
         }
 
         /** Provider-reported cached input tokens, or {@code -1} when no request reported them. */
@@ -261,19 +262,12 @@ public final class Replay {
                     List<ChatMessage> view = memory.messages();
                     List<ChatMessage> request = new ArrayList<>(view);
                     request.add(augmentation.augment(memory.id(), view, user));
+                    ToIntFunction<ChatMessage> count = m -> counted.computeIfAbsent(m, tokenizer::estimateTokenCountInMessage);
                     int estimate = Tokenizers.TOKENS_PER_REPLY;
-                    int shared = 0;
-                    boolean sharing = true;
-                    for (int i = 0; i < request.size(); i++) {
-                        ChatMessage message = request.get(i);
-                        int count = counted.computeIfAbsent(message, tokenizer::estimateTokenCountInMessage);
-                        estimate += count;
-                        sharing = sharing && i < previous.size() && previous.get(i).equals(message);
-                        if (sharing) {
-                            shared += count;
-                        }
+                    for (ChatMessage message : request) {
+                        estimate += count.applyAsInt(message);
                     }
-                    cached[done] = cacheable(shared);
+                    cached[done] = cachedTokens(previous, request, count);
                     previous = request;
                     AiMessage reply;
                     TokenUsage usage = null;
@@ -308,6 +302,32 @@ public final class Replay {
         }
         return new Result(name, tokens, reported, found, asked, missing, accounting.report(memory.id()), cached,
                 reportedCached);
+    }
+
+    /**
+     * The prompt tokens of {@code request} a provider's prompt cache would serve when it follows
+     * {@code previous}: the messages the two share from the start (equal message by message), in whole
+     * blocks of {@value #CACHE_BLOCK} tokens, and nothing when that prefix is under
+     * {@value #CACHE_MINIMUM} tokens (how OpenAI caches). Every replay's cached-prefix figures come
+     * from here.
+     *
+     * @param tokens the token count of one message
+     */
+    public static int cachedTokens(List<ChatMessage> previous, List<ChatMessage> request,
+                                   ToIntFunction<ChatMessage> tokens) {
+        int shared = 0;
+        for (int i = 0; i < request.size() && i < previous.size() && previous.get(i).equals(request.get(i)); i++) {
+            shared += tokens.applyAsInt(request.get(i));
+        }
+        return cacheable(shared);
+    }
+
+    /**
+     * What {@code totalTokens} prompt tokens cost in uncached-token units when {@code cachedTokens} of
+     * them are billed at {@code cachedPriceFactor} of the price: uncached + factor x cached.
+     */
+    public static double effectiveTokens(long totalTokens, long cachedTokens, double cachedPriceFactor) {
+        return totalTokens - cachedTokens + cachedPriceFactor * cachedTokens;
     }
 
     /** The part of a shared prefix a prompt cache serves: whole blocks, and nothing below the minimum. */

@@ -44,7 +44,7 @@ import redis.clients.jedis.JedisPooled;
  * heap used after full GCs at checkpoints (1k, 10k, 50k, 100k sessions), for our
  * {@link BufferChatMemory} provider on a {@link FileSessionStore} (several view cache sizes) and on a
  * {@link RedisSessionStore}, and a {@link SummaryBufferChatMemory} on the file store (each session folds
- * once, offline, with the {@link ExtractiveSummarizer}), against LangChain4j's {@link MessageWindowChatMemory} on its default
+ * once, offline, with {@code Summarizer.extractive}), against LangChain4j's {@link MessageWindowChatMemory} on its default
  * in-memory store measured in the same run. It also measures the memory objects alone (no store, no
  * {@code AiServices}), a memory that holds nothing (what {@code AiServices}' own map of memories
  * costs), and runs that evict each memory from {@code AiServices} after its session

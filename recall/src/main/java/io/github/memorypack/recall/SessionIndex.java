@@ -49,8 +49,11 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.CollectionStatistics;
@@ -58,8 +61,11 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -84,7 +90,7 @@ final class SessionIndex implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
-    static final String FORMAT = "4";
+    static final String FORMAT = "5";
     /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
     static final int CANDIDATES = 40;
     /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
@@ -503,10 +509,13 @@ final class SessionIndex implements Closeable {
             long index = entry.index();
             doc.add(new LongPoint(ENTRY, index));
             doc.add(new StoredField(ENTRY, index));
+            doc.add(new NumericDocValuesField(ENTRY, index));
             doc.add(new LongPoint(TURN, turns.get(i)));
             doc.add(new StoredField(TURN, turns.get(i)));
             doc.add(new StoredField(TURN_ID, turnIds.get(i)));
-            doc.add(new TextField(TEXT, texts.get(i), Field.Store.YES));
+            doc.add(new BinaryDocValuesField(TURN_ID, new BytesRef(turnIds.get(i))));
+            // not stored: the log holds the text, and a query's coverage is read from the postings
+            doc.add(new TextField(TEXT, texts.get(i), Field.Store.NO));
             doc.add(new NumericDocValuesField(TURN, turns.get(i)));
             String tag = entry.metadata().get(LogFormat.TURN);
             if (tag != null && entry.message() instanceof UserMessage) {
@@ -538,10 +547,24 @@ final class SessionIndex implements Closeable {
     List<Long> entriesOf(long turn) throws IOException {
         IndexSearcher searcher = acquire(turn + 1);
         try {
+            // the matching documents straight from the point query's iterators, their log indices from doc
+            // values: a top-docs search for "all hits" would fill and drain a queue as large as the index
             List<Long> indices = new ArrayList<>();
-            StoredFields stored = searcher.storedFields();
-            for (ScoreDoc doc : searcher.search(LongPoint.newExactQuery(TURN, turn), Integer.MAX_VALUE).scoreDocs) {
-                indices.add(stored.document(doc.doc, Set.of(ENTRY)).getField(ENTRY).numericValue().longValue());
+            Weight weight = searcher.createWeight(searcher.rewrite(LongPoint.newExactQuery(TURN, turn)),
+                    ScoreMode.COMPLETE_NO_SCORES, 1);
+            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+                Scorer scorer = weight.scorer(leaf);
+                if (scorer == null) {
+                    continue;
+                }
+                Bits live = leaf.reader().getLiveDocs();
+                NumericDocValues entries = DocValues.getNumeric(leaf.reader(), ENTRY);
+                DocIdSetIterator docs = scorer.iterator();
+                for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                    if ((live == null || live.get(doc)) && entries.advanceExact(doc)) {
+                        indices.add(entries.longValue());
+                    }
+                }
             }
             indices.sort(null);
             return indices;
@@ -646,25 +669,22 @@ final class SessionIndex implements Closeable {
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
-            StoredFields stored = searcher.storedFields();
+            Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, queryTerms, docsOfTurn) : Map.of();
+            List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             List<Hit> result = new ArrayList<>();
             for (Hit hit : ranked) {
                 if (result.size() == limit) {
                     break;
                 }
                 for (int docId : docsOfTurn.get(hit.turn)) {
-                    Document doc = stored.document(docId, Set.of(TEXT, TURN_ID));
-                    hit.turnId = doc.get(TURN_ID);
-                    double coverage = 0;
-                    if (queryWeight > 0) {
-                        Set<String> docTerms = terms(doc.get(TEXT));
-                        for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
-                            if (docTerms.contains(term.getKey())) {
-                                coverage += term.getValue();
-                            }
+                    if (hit.turnId == null) {
+                        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+                        BinaryDocValues turnIds = DocValues.getBinary(leaf.reader(), TURN_ID);
+                        if (turnIds.advanceExact(docId - leaf.docBase)) {
+                            hit.turnId = turnIds.binaryValue().utf8ToString();
                         }
-                        coverage /= queryWeight;
                     }
+                    double coverage = queryWeight > 0 ? covered.getOrDefault(docId, 0.0) / queryWeight : 0;
                     hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
                 }
                 if (hit.relevance >= minRelevance) {
@@ -675,6 +695,49 @@ final class SessionIndex implements Closeable {
         } finally {
             searchers.release(searcher);
         }
+    }
+
+    /**
+     * For each candidate message, the summed weight of the query terms it contains: read from each
+     * term's postings (the text was indexed by the same analyzer), not from stored text.
+     */
+    private static Map<Integer, Double> covered(IndexSearcher searcher, Map<String, Double> queryTerms,
+                                                Map<Long, List<Integer>> docsOfTurn) throws IOException {
+        List<Integer> candidates = new ArrayList<>();
+        for (List<Integer> docs : docsOfTurn.values()) {
+            candidates.addAll(docs);
+        }
+        candidates.sort(null);
+        Map<Integer, Double> covered = new HashMap<>();
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int i = 0;
+        while (i < candidates.size()) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(candidates.get(i), leaves));
+            int end = leaf.docBase + leaf.reader().maxDoc();
+            int from = i;
+            while (i < candidates.size() && candidates.get(i) < end) {
+                i++;
+            }
+            Terms terms = leaf.reader().terms(TEXT);
+            if (terms == null) {
+                continue;
+            }
+            TermsEnum termsEnum = terms.iterator();
+            for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
+                if (!termsEnum.seekExact(new BytesRef(term.getKey()))) {
+                    continue;
+                }
+                PostingsEnum postings = termsEnum.postings(null, PostingsEnum.NONE);
+                for (int c = from; c < i; c++) {
+                    int doc = candidates.get(c) - leaf.docBase;
+                    int at = postings.docID() < doc ? postings.advance(doc) : postings.docID();
+                    if (at == doc) {
+                        covered.merge(candidates.get(c), term.getValue(), Double::sum);
+                    }
+                }
+            }
+        }
+        return covered;
     }
 
     /**

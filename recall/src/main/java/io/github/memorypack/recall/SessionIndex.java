@@ -15,6 +15,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -47,6 +48,7 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PostingsEnum;
@@ -251,7 +253,10 @@ final class SessionIndex implements Closeable {
     }
 
     private IndexWriterConfig config() {
-        return new IndexWriterConfig(analyzer).setCommitOnClose(false);
+        // a merged segment's vectors are decoded by the merge thread before searchers see the segment,
+        // so that no query pays for decoding the vectors of thousands of messages at once
+        IndexWriterConfig config = new IndexWriterConfig(analyzer).setCommitOnClose(false);
+        return model == null ? config : config.setMergedSegmentWarmer(this::vectors);
     }
 
     private void restore(Map<String, String> data) {
@@ -655,7 +660,7 @@ final class SessionIndex implements Closeable {
                 lexicalDocs.addAll(ranked(searcher.search(lexical, CANDIDATES).scoreDocs));
             }
             if (queryVector != null) {
-                semanticDocs.addAll(ranked(nearest(searcher, unit(queryVector), before, similarity)));
+                semanticDocs.addAll(ranked(nearest(searcher, SegmentVectors.unit(queryVector), before, similarity)));
             }
             Map<Long, Hit> hits = new HashMap<>();
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
@@ -743,29 +748,20 @@ final class SessionIndex implements Closeable {
     /**
      * The {@link #CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
      * by exact cosine similarity over every indexed message: an approximate (HNSW) search missed
-     * too many of the right turns in a log that grows a turn at a time. Their similarities go into
-     * {@code similarity}.
+     * too many of the right turns in a log that grows a turn at a time. The result is exactly that of
+     * computing every float product; {@link SegmentVectors#scan} computes it only for the vectors whose
+     * 8-bit estimate could enter. Their similarities go into {@code similarity}.
      */
     private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
             throws IOException {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
+        SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            SegmentVectors segment = vectors(leaf);
-            Bits live = leaf.reader().getLiveDocs();
-            int dim = segment.dimension;
-            for (int i = 0; i < segment.docs.length; i++) {
-                int doc = segment.docs[i];
-                if (segment.turns[i] >= before || (live != null && !live.get(doc)) || dim != query.length) {
-                    continue;
-                }
-                float dot = dot(segment.vectors, i * dim, query);
-                if (best.size() < CANDIDATES || dot > best.peek().score) {
-                    best.add(new ScoreDoc(leaf.docBase + doc, dot));
-                    if (best.size() > CANDIDATES) {
-                        best.poll();
-                    }
-                }
+            SegmentVectors segment = vectors(leaf.reader());
+            if (sums.length < segment.size()) {
+                sums = new int[segment.size()];
             }
+            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, CANDIDATES, sums);
         }
         ScoreDoc[] top = new ScoreDoc[best.size()];
         for (int i = top.length - 1; i >= 0; i--) {
@@ -775,74 +771,46 @@ final class SessionIndex implements Closeable {
         return top;
     }
 
-    /** The dot product of {@code b} and the {@code b.length} floats of {@code a} from {@code from}. */
-    private static float dot(float[] a, int from, float[] b) {
-        int n = b.length;
-        float s0 = 0;
-        float s1 = 0;
-        float s2 = 0;
-        float s3 = 0;
-        int d = 0;
-        for (; d + 3 < n; d += 4) {
-            s0 += a[from + d] * b[d];
-            s1 += a[from + d + 1] * b[d + 1];
-            s2 += a[from + d + 2] * b[d + 2];
-            s3 += a[from + d + 3] * b[d + 3];
-        }
-        for (; d < n; d++) {
-            s0 += a[from + d] * b[d];
-        }
-        return s0 + s1 + s2 + s3;
-    }
-
-    /** The unit vectors and turns of one segment, decoded once: segments never change. */
-    private static final class SegmentVectors {
-        final int[] docs;
-        final long[] turns;
-        final int dimension;
-        // one after the other, dimension floats each: a scan reads memory in order
-        final float[] vectors;
-
-        SegmentVectors(int[] docs, long[] turns, int dimension, float[] vectors) {
-            this.docs = docs;
-            this.turns = turns;
-            this.dimension = dimension;
-            this.vectors = vectors;
-        }
-    }
+    /** The first pass's buffer of {@link SegmentVectors#scan}, reused by every query (queries hold {@link #lock}). */
+    private int[] sums = new int[0];
 
     private final Map<IndexReader.CacheKey, SegmentVectors> segmentVectors = new ConcurrentHashMap<>();
 
-    private SegmentVectors vectors(LeafReaderContext leaf) throws IOException {
-        IndexReader.CacheHelper helper = leaf.reader().getCoreCacheHelper();
+    private SegmentVectors vectors(LeafReader reader) throws IOException {
+        IndexReader.CacheHelper helper = reader.getCoreCacheHelper();
         SegmentVectors cached = helper == null ? null : segmentVectors.get(helper.getKey());
         if (cached != null) {
             return cached;
         }
-        BinaryDocValues values = leaf.reader().getBinaryDocValues(VECTOR);
-        NumericDocValues turnValues = leaf.reader().getNumericDocValues(TURN);
-        List<Integer> docs = new ArrayList<>();
-        List<Long> turns = new ArrayList<>();
-        List<float[]> vectors = new ArrayList<>();
+        BinaryDocValues values = reader.getBinaryDocValues(VECTOR);
+        NumericDocValues turnValues = reader.getNumericDocValues(TURN);
+        int[] docs = new int[0];
+        long[] turns = new long[0];
+        float[] flat = new float[0];
+        int dimension = 0;
+        int count = 0;
         if (values != null && turnValues != null) {
             for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
-                turnValues.advanceExact(doc);
                 BytesRef bytes = values.binaryValue();
-                float[] vector = new float[bytes.length / Float.BYTES];
-                ByteBuffer.wrap(bytes.bytes, bytes.offset, bytes.length).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer()
-                        .get(vector);
-                docs.add(doc);
-                turns.add(turnValues.longValue());
-                vectors.add(vector);
+                if (count == 0) {
+                    dimension = bytes.length / Float.BYTES;
+                    int capacity = reader.maxDoc();
+                    docs = new int[capacity];
+                    turns = new long[capacity];
+                    flat = new float[capacity * dimension];
+                }
+                turnValues.advanceExact(doc);
+                docs[count] = doc;
+                turns[count] = turnValues.longValue();
+                // decoded straight into the flat array (a vector of another length is cut or padded with zeros)
+                ByteBuffer.wrap(bytes.bytes, bytes.offset, Math.min(bytes.length, dimension * Float.BYTES))
+                        .order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(flat, count * dimension,
+                                Math.min(bytes.length / Float.BYTES, dimension));
+                count++;
             }
         }
-        int dimension = vectors.isEmpty() ? 0 : vectors.get(0).length;
-        float[] flat = new float[vectors.size() * dimension];
-        for (int i = 0; i < vectors.size(); i++) {
-            System.arraycopy(vectors.get(i), 0, flat, i * dimension, Math.min(dimension, vectors.get(i).length));
-        }
-        SegmentVectors segment = new SegmentVectors(docs.stream().mapToInt(Integer::intValue).toArray(),
-                turns.stream().mapToLong(Long::longValue).toArray(), dimension, flat);
+        SegmentVectors segment = new SegmentVectors(Arrays.copyOf(docs, count), Arrays.copyOf(turns, count), dimension,
+                Arrays.copyOf(flat, count * dimension));
         if (helper != null) {
             IndexReader.CacheKey key = helper.getKey();
             if (segmentVectors.putIfAbsent(key, segment) == null) {
@@ -852,21 +820,8 @@ final class SessionIndex implements Closeable {
         return segment;
     }
 
-    private static float[] unit(float[] vector) {
-        double norm = 0;
-        for (float v : vector) {
-            norm += v * v;
-        }
-        norm = Math.sqrt(norm);
-        float[] unit = new float[vector.length];
-        for (int i = 0; i < vector.length; i++) {
-            unit[i] = norm == 0 ? 0 : (float) (vector[i] / norm);
-        }
-        return unit;
-    }
-
     private static BytesRef unitBytes(float[] vector) {
-        float[] unit = unit(vector);
+        float[] unit = SegmentVectors.unit(vector);
         ByteBuffer bytes = ByteBuffer.allocate(unit.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(unit);
         return new BytesRef(bytes.array());

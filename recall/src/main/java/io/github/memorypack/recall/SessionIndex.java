@@ -546,35 +546,40 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * The log indices of the messages indexed for the turn that starts at {@code turn}, in log order:
-     * what recall shows of it (cleared, replaced and retried entries are not among them).
+     * Sets each hit's {@link Hit#entries}: the log indices of the messages indexed for its turn, in log
+     * order — what recall shows of it (cleared, replaced and retried entries are not among them). One
+     * set query for all the hits, the log indices from doc values; the searcher already sees every
+     * document of a turn before the search's cutoff.
      */
-    List<Long> entriesOf(long turn) throws IOException {
-        IndexSearcher searcher = acquire(turn + 1);
-        try {
-            // the matching documents straight from the point query's iterators, their log indices from doc
-            // values: a top-docs search for "all hits" would fill and drain a queue as large as the index
-            List<Long> indices = new ArrayList<>();
-            Weight weight = searcher.createWeight(searcher.rewrite(LongPoint.newExactQuery(TURN, turn)),
-                    ScoreMode.COMPLETE_NO_SCORES, 1);
-            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-                Scorer scorer = weight.scorer(leaf);
-                if (scorer == null) {
-                    continue;
-                }
-                Bits live = leaf.reader().getLiveDocs();
-                NumericDocValues entries = DocValues.getNumeric(leaf.reader(), ENTRY);
-                DocIdSetIterator docs = scorer.iterator();
-                for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
-                    if ((live == null || live.get(doc)) && entries.advanceExact(doc)) {
-                        indices.add(entries.longValue());
-                    }
+    private static void attachEntries(IndexSearcher searcher, List<Hit> hits) throws IOException {
+        if (hits.isEmpty()) {
+            return;
+        }
+        long[] turns = new long[hits.size()];
+        Map<Long, Hit> byTurn = new HashMap<>();
+        for (int i = 0; i < turns.length; i++) {
+            turns[i] = hits.get(i).turn;
+            byTurn.put(turns[i], hits.get(i));
+        }
+        Weight weight = searcher.createWeight(searcher.rewrite(LongPoint.newSetQuery(TURN, turns)),
+                ScoreMode.COMPLETE_NO_SCORES, 1);
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            Scorer scorer = weight.scorer(leaf);
+            if (scorer == null) {
+                continue;
+            }
+            Bits live = leaf.reader().getLiveDocs();
+            NumericDocValues entries = DocValues.getNumeric(leaf.reader(), ENTRY);
+            NumericDocValues turnValues = DocValues.getNumeric(leaf.reader(), TURN);
+            DocIdSetIterator docs = scorer.iterator();
+            for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                if ((live == null || live.get(doc)) && entries.advanceExact(doc) && turnValues.advanceExact(doc)) {
+                    byTurn.get(turnValues.longValue()).entries.add(entries.longValue());
                 }
             }
-            indices.sort(null);
-            return indices;
-        } finally {
-            searchers.release(searcher);
+        }
+        for (Hit hit : hits) {
+            hit.entries.sort(null);
         }
     }
 
@@ -623,6 +628,8 @@ final class SessionIndex implements Closeable {
     static final class Hit {
         final long turn;
         String turnId;
+        /** The log indices of the turn's indexed messages, in log order. */
+        final List<Long> entries = new ArrayList<>();
         double fused;
         double relevance;
 
@@ -696,6 +703,7 @@ final class SessionIndex implements Closeable {
                     result.add(hit);
                 }
             }
+            attachEntries(searcher, result);
             return result;
         } finally {
             searchers.release(searcher);

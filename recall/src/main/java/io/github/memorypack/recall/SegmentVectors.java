@@ -18,7 +18,9 @@ import org.apache.lucene.util.Bits;
  * out. Every other vector is compared with its exact float dot product, in document order, with the
  * same queue operations as the exhaustive scan, so even equal scores come out in the same order.
  *
- * <p>Immutable once built; {@link #scan} may run on any thread with its own buffers.
+ * <p>The 8-bit copy is built apart ({@link #buildCopy()}, by a background thread when a large segment
+ * is first seen); until then a scan computes every float product. Immutable apart from that copy's
+ * one-time publication; {@link #scan} may run on any thread with its own buffers.
  */
 final class SegmentVectors {
 
@@ -38,12 +40,8 @@ final class SegmentVectors {
     /** The vectors one after the other, {@link #dimension} floats each. */
     final float[] vectors;
 
-    // the 8-bit copy: vector i's dimension d is about scales[i] * k with k in [-127, 127], stored as k + 128 in byte
-    // d % 4 of columns[d / 4][i]; errors[i] bounds |vector - scale * k| in each dimension, magnitudes[i] = sum |k|
-    private final double[] scales;
-    private final double[] errors;
-    private final int[] magnitudes;
-    private final int[][] columns;
+    // the 8-bit copy, once built (null before: the scan then computes every float product)
+    private volatile Copy copy;
 
     /**
      * @param docs       each vector's document, ascending
@@ -56,30 +54,70 @@ final class SegmentVectors {
         this.turns = turns;
         this.dimension = dimension;
         this.vectors = vectors;
-        int count = docs.length;
-        this.scales = new double[count];
-        this.errors = new double[count];
-        this.magnitudes = new int[count];
-        this.columns = new int[dimension <= MAX_QUANTIZED_DIMENSION ? (dimension + 3) / 4 : 0][count];
-        for (int i = 0; i < count; i++) {
+    }
+
+    /**
+     * Builds the 8-bit copy that lets {@link #scan} skip most float products (a few tens of
+     * milliseconds for 20,000 vectors of 384 dimensions). Until it is built, scans compute every
+     * product; the result is the same. Safe to call from another thread while scans run.
+     */
+    void buildCopy() {
+        if (copy == null && dimension <= MAX_QUANTIZED_DIMENSION && docs.length > 0) {
+            copy = new Copy(vectors, docs.length, dimension);
+        }
+    }
+
+    /** True once {@link #buildCopy()} has finished. */
+    boolean hasCopy() {
+        return copy != null;
+    }
+
+    /**
+     * The 8-bit copy: vector i's dimension d is about {@code scales[i] * k} with k in [-127, 127],
+     * stored as k + 128 in byte d % 4 of {@code columns[d / 4][i]}; {@code errors[i]} bounds
+     * |vector - scale * k| in each dimension and {@code magnitudes[i]} is the sum of |k|.
+     */
+    private static final class Copy {
+        final double[] scales;
+        final double[] errors;
+        final int[] magnitudes;
+        final int[][] columns;
+
+        Copy(float[] vectors, int count, int dimension) {
+            scales = new double[count];
+            errors = new double[count];
+            magnitudes = new int[count];
+            columns = new int[(dimension + 3) / 4][count];
+            for (int i = 0; i < count; i++) {
+                quantize(vectors, i, dimension);
+            }
+        }
+
+        private void quantize(float[] vectors, int i, int dimension) {
             int from = i * dimension;
-            double max = 0;
+            float max = 0;
             for (int d = 0; d < dimension; d++) {
                 max = Math.max(max, Math.abs(vectors[from + d]));
             }
-            double scale = max / LEVELS;
+            double scale = (double) max / LEVELS;
+            double inverse = max == 0 ? 0 : LEVELS / (double) max;
             double error = 0;
             int magnitude = 0;
-            for (int d = 0; d < dimension; d++) {
-                int k = scale == 0 ? 0 : (int) Math.max(-LEVELS, Math.min(LEVELS, Math.round(vectors[from + d] / scale)));
-                error = Math.max(error, Math.abs(vectors[from + d] - scale * k));
-                magnitude += Math.abs(k);
-                if (columns.length > 0) {
-                    columns[d / 4][i] |= (k + OFFSET) << (8 * (d % 4));
+            for (int c = 0; c < columns.length; c++) {
+                int packed = 0;
+                for (int b = 0; b < 4; b++) {
+                    int d = 4 * c + b;
+                    int k = 0; // padding beyond the dimension
+                    if (d < dimension) {
+                        float v = vectors[from + d];
+                        k = Math.max(-LEVELS, Math.min(LEVELS, (int) Math.rint(v * inverse)));
+                        // the error bound is taken from the rounded values, whatever the rounding did
+                        error = Math.max(error, Math.abs(v - scale * k));
+                        magnitude += Math.abs(k);
+                    }
+                    packed |= (k + OFFSET) << (8 * b);
                 }
-            }
-            for (int d = dimension; d < columns.length * 4; d++) {
-                columns[d / 4][i] |= OFFSET << (8 * (d % 4)); // padding: k = 0
+                columns[c][i] = packed;
             }
             scales[i] = scale;
             errors[i] = error;
@@ -140,8 +178,9 @@ final class SegmentVectors {
         if (dimension != query.vector.length || docs.length == 0) {
             return 0;
         }
-        if (columns.length > 0) {
-            approximate(query, sums);
+        Copy copy = this.copy;
+        if (copy != null) {
+            approximate(copy, query, sums);
         }
         long offsetSum = OFFSET * query.sum;
         int exact = 0;
@@ -150,10 +189,11 @@ final class SegmentVectors {
             if (turns[i] >= before || (live != null && !live.get(doc))) {
                 continue;
             }
-            if (best.size() >= capacity && columns.length > 0) {
+            if (copy != null && best.size() >= capacity) {
                 // |exact - approximate| <= errors[i] * |query|_1 + scales[i] * query.error * sum |k|
-                double approximate = query.scale * scales[i] * (sums[i] - offsetSum);
-                double bound = approximate + errors[i] * query.l1 + scales[i] * query.error * magnitudes[i];
+                double scale = copy.scales[i];
+                double approximate = query.scale * scale * (sums[i] - offsetSum);
+                double bound = approximate + copy.errors[i] * query.l1 + scale * query.error * copy.magnitudes[i];
                 if (bound + DOT_ERROR <= best.peek().score) {
                     continue; // its exact score cannot beat the least: the exhaustive scan would leave it out
                 }
@@ -171,12 +211,12 @@ final class SegmentVectors {
     }
 
     /** {@code sums[i]} = the sum over dimensions of (k + 128) times the query's quantized value. */
-    private void approximate(QueryVector query, int[] sums) {
+    private void approximate(Copy copy, QueryVector query, int[] sums) {
         int count = docs.length;
         Arrays.fill(sums, 0, count, 0);
         int[] q = query.quantized;
-        for (int c = 0; c < columns.length; c++) {
-            accumulate(sums, columns[c], q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3], count);
+        for (int c = 0; c < copy.columns.length; c++) {
+            accumulate(sums, copy.columns[c], q[4 * c], q[4 * c + 1], q[4 * c + 2], q[4 * c + 3], count);
         }
     }
 

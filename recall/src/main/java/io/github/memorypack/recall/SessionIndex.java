@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -100,6 +101,8 @@ final class SessionIndex implements Closeable {
     /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
     static final int COMMIT_EVERY = 512;
     private static final int READ_BATCH = 256;
+    /** Segments of at least this many vectors first seen by a query get their 8-bit copy built in the background. */
+    static final int BACKGROUND_COPY = 2_048;
 
     private static final String ENTRY = "entry";
     private static final String TURN = "turn";
@@ -256,7 +259,7 @@ final class SessionIndex implements Closeable {
         // a merged segment's vectors are decoded by the merge thread before searchers see the segment,
         // so that no query pays for decoding the vectors of thousands of messages at once
         IndexWriterConfig config = new IndexWriterConfig(analyzer).setCommitOnClose(false);
-        return model == null ? config : config.setMergedSegmentWarmer(this::vectors);
+        return model == null ? config : config.setMergedSegmentWarmer(reader -> vectors(reader, true));
     }
 
     private void restore(Map<String, String> data) {
@@ -765,7 +768,7 @@ final class SessionIndex implements Closeable {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
         SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            SegmentVectors segment = vectors(leaf.reader());
+            SegmentVectors segment = vectors(leaf.reader(), false);
             if (sums.length < segment.size()) {
                 sums = new int[segment.size()];
             }
@@ -784,7 +787,13 @@ final class SessionIndex implements Closeable {
 
     private final Map<IndexReader.CacheKey, SegmentVectors> segmentVectors = new ConcurrentHashMap<>();
 
-    private SegmentVectors vectors(LeafReader reader) throws IOException {
+    /**
+     * The segment's vectors, decoded on first use and cached until the segment is closed. Its 8-bit
+     * copy is built at once when {@code wait} (the merge thread, already off the request path) or
+     * the segment is small; otherwise by a background thread, and queries until then compute every
+     * float product (the same result, a few milliseconds slower).
+     */
+    private SegmentVectors vectors(LeafReader reader, boolean wait) throws IOException {
         IndexReader.CacheHelper helper = reader.getCoreCacheHelper();
         SegmentVectors cached = helper == null ? null : segmentVectors.get(helper.getKey());
         if (cached != null) {
@@ -819,6 +828,11 @@ final class SessionIndex implements Closeable {
         }
         SegmentVectors segment = new SegmentVectors(Arrays.copyOf(docs, count), Arrays.copyOf(turns, count), dimension,
                 Arrays.copyOf(flat, count * dimension));
+        if (wait || count < BACKGROUND_COPY) {
+            segment.buildCopy();
+        } else {
+            CompletableFuture.runAsync(segment::buildCopy);
+        }
         if (helper != null) {
             IndexReader.CacheKey key = helper.getKey();
             if (segmentVectors.putIfAbsent(key, segment) == null) {

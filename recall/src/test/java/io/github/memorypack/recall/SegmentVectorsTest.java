@@ -25,7 +25,8 @@ class SegmentVectorsTest {
     void should_return_what_the_exhaustive_scan_returns_when_segments_are_random(
             @ForAll long seed,
             @ForAll @IntRange(min = 1, max = 48) int dimension,
-            @ForAll @IntRange(min = 1, max = 45) int capacity) {
+            @ForAll @IntRange(min = 1, max = 45) int capacity,
+            @ForAll boolean withCopy) {
         // given: up to three segments of random unit vectors, with repeated and zero vectors (equal scores),
         // deleted documents, turns on either side of the cutoff, and a query that is sometimes one of the vectors
         Random random = new Random(seed);
@@ -33,6 +34,9 @@ class SegmentVectorsTest {
         int docBase = 0;
         for (int s = random.nextInt(3) + 1; s > 0; s--) {
             Segment segment = randomSegment(random, dimension, random.nextInt(400), docBase);
+            if (withCopy || random.nextBoolean()) {
+                segment.built.buildCopy(); // without it (not built yet) the scan computes every float product
+            }
             segments.add(segment);
             docBase += segment.maxDoc;
         }
@@ -61,6 +65,7 @@ class SegmentVectorsTest {
         float[] query = segment.vectors.get(12_345).clone();
         query[0] += 0.05f;
         query = SegmentVectors.unit(query);
+        segment.built.buildCopy();
 
         // when
         PriorityQueue<ScoreDoc> best = queue();
@@ -72,6 +77,25 @@ class SegmentVectorsTest {
                 .containsExactlyElementsOf(exhaustive(List.of(segment), query, Long.MAX_VALUE, SessionIndex.CANDIDATES)
                         .stream().map(d -> d.doc).toList());
         assertThat(exact).isLessThan(segment.built.size() / 10);
+    }
+
+    @Test
+    void should_compute_every_product_when_copy_is_not_built_yet() {
+        // given
+        Segment segment = randomSegment(new Random(5), 16, 500, 0);
+        float[] query = SegmentVectors.unit(segment.vectors.get(0).clone());
+
+        // when
+        PriorityQueue<ScoreDoc> best = queue();
+        int exact = segment.built.scan(new SegmentVectors.QueryVector(query), Long.MAX_VALUE, segment.live, 0, best, 10,
+                new int[500]);
+
+        // then
+        long live = java.util.Arrays.stream(segment.docs).filter(d -> segment.live == null || segment.live.get(d)).count();
+        assertThat(segment.built.hasCopy()).isFalse();
+        assertThat(exact).isEqualTo(live);
+        assertThat(drain(best)).extracting(d -> d.doc).containsExactlyElementsOf(
+                exhaustive(List.of(segment), query, Long.MAX_VALUE, 10).stream().map(d -> d.doc).toList());
     }
 
     @Test

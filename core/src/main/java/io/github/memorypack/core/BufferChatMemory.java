@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -45,7 +44,11 @@ public final class BufferChatMemory implements ChatMemory {
         currentLimit();
     }
 
-    /** A builder; every option has a default. */
+    /**
+     * A builder; every option has a default.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -121,7 +124,12 @@ public final class BufferChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        /**
+         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
+         *
+         * @param id the memory id: any non-null object
+         * @return this builder
+         */
         public Builder id(Object id) {
             settings.id(id);
             return this;
@@ -129,7 +137,10 @@ public final class BufferChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+         *
+         * @param store the store
+         * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
@@ -140,6 +151,8 @@ public final class BufferChatMemory implements ChatMemory {
          * Reports every view of more than {@code contextTokens} tokens (system message, messages and
          * reply priming, as the {@link #tokenizer} counts them) to the overflow listener. Off by default.
          *
+         * @param contextTokens the ceiling, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
@@ -148,13 +161,24 @@ public final class BufferChatMemory implements ChatMemory {
             return this;
         }
 
-        /** {@link #contextTokens(int)} decided per memory id. */
+        /**
+         * {@link #contextTokens(int)} decided per memory id.
+         *
+         * @param contextTokens gives the ceiling for a memory id, in tokens (at least 1)
+         * @return this builder
+         */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
             return this;
         }
 
-        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        /**
+         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
+         * needed.
+         *
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             settings.tokenizer(tokenizer);
             return this;
@@ -163,13 +187,21 @@ public final class BufferChatMemory implements ChatMemory {
         /**
          * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
          * {@link MemoryListener#logging()}, used only while no listener is added.
+         *
+         * @param listener the listener
+         * @return this builder
          */
         public Builder listener(MemoryListener listener) {
             settings.listener(listener);
             return this;
         }
 
-        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        /**
+         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
+         *
+         * @param retention the retention policy
+         * @return this builder
+         */
         public Builder retention(Retention retention) {
             settings.retention(retention);
             return this;
@@ -178,6 +210,9 @@ public final class BufferChatMemory implements ChatMemory {
         /**
          * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
          * the memory binds its session for the ledger's listener each time it computes a view.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
             settings.tokenAccounting(accounting);
@@ -188,6 +223,9 @@ public final class BufferChatMemory implements ChatMemory {
          * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
          * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
          * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
             settings.calibrateWith(accounting);
@@ -198,6 +236,8 @@ public final class BufferChatMemory implements ChatMemory {
          * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
          * turn (one the model has answered); the log keeps the full result. Off by default.
          *
+         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
@@ -209,6 +249,8 @@ public final class BufferChatMemory implements ChatMemory {
          * Keeps images only in the newest {@code messages} messages and in open turns; older ones
          * become a short note. Off by default.
          *
+         * @param messages how many of the newest messages keep their images (at least 0)
+         * @return this builder
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
@@ -220,6 +262,9 @@ public final class BufferChatMemory implements ChatMemory {
          * After this long without a new message, an open turn (a request that never got its answer)
          * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
          * Default 10 minutes.
+         *
+         * @param timeout the age, positive
+         * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
             settings.openTurnTimeout(timeout);
@@ -230,13 +275,21 @@ public final class BufferChatMemory implements ChatMemory {
          * How many windows (one per session) this builder's memories keep in memory to extend the
          * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
          * shared by every memory that sets none.
+         *
+         * @param views how many views to cache, at least 0
+         * @return this builder
          */
         public Builder viewCacheSize(int views) {
             settings.viewCacheSize(views);
             return this;
         }
 
-        /** The clock for open-turn ages; default the system UTC clock. */
+        /**
+         * The clock for open-turn ages; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             settings.clock(clock);
             return this;
@@ -245,6 +298,7 @@ public final class BufferChatMemory implements ChatMemory {
         /**
          * A memory with these settings.
          *
+         * @return a memory with these settings
          * @throws IllegalArgumentException if a dynamic {@code contextTokens} gives a value below 1 for this id
          */
         public BufferChatMemory build() {
@@ -254,6 +308,8 @@ public final class BufferChatMemory implements ChatMemory {
         /**
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store (the default store is created once, here).
+         *
+         * @return the provider
          */
         public ChatMemoryProvider provider() {
             MemorySettings snapshot = settings.copy();

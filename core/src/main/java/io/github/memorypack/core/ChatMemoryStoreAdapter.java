@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
- * Runs Memory Pack on any plain LangChain4j {@link ChatMemoryStore} (for example a community store
+ * {@link SessionStore#of(ChatMemoryStore)}: runs Memory Pack on any plain LangChain4j {@link ChatMemoryStore} (for example a community store
  * backed by a database), by keeping the log and its bookkeeping inside the messages that store
  * already holds.
  *
@@ -47,7 +47,7 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * </ul>
  * Use a native backend (file, Redis) when these limits matter.
  */
-public final class ChatMemoryStoreAdapter implements SessionStore {
+final class ChatMemoryStoreAdapter implements SessionStore {
 
     /** Attribute that marks the hidden record; its value is the record format version. */
     static final String RECORD = "memory-pack.record";
@@ -66,12 +66,12 @@ public final class ChatMemoryStoreAdapter implements SessionStore {
     }
 
     /** A session store over {@code store}, with timestamps from the system UTC clock. */
-    public static SessionStore of(ChatMemoryStore store) {
+    static SessionStore of(ChatMemoryStore store) {
         return of(store, Clock.systemUTC());
     }
 
-    /** A session store over {@code store}, with timestamps from {@code clock}. */
-    public static SessionStore of(ChatMemoryStore store, Clock clock) {
+    /** A session store over {@code store} (not a {@link SessionStore}), with timestamps from {@code clock}. */
+    static SessionStore of(ChatMemoryStore store, Clock clock) {
         if (store instanceof SessionStore) {
             throw new IllegalArgumentException("store is already a SessionStore; use it directly");
         }

@@ -33,6 +33,11 @@ import java.util.Objects;
  *       {@link ImportMode#REPLACE_EXISTING}, fork always needs a new session id. The source of a fork
  *       is only read.</li>
  * </ul>
+ *
+ * <p>Stateless: each method is as thread-safe as the store it is given. Fork, and import without
+ * {@link ImportMode#REPLACE_EXISTING}, check that the target session does not exist before they
+ * write it; that check is not atomic against another writer creating the same session at the same
+ * moment.
  */
 public final class Conversations {
 
@@ -68,7 +73,8 @@ public final class Conversations {
      * How many messages of one role a session holds and their tokens.
      *
      * @param messages                  messages of the role
-     * @param tokens                    the token counts stored with them (or estimated, when an estimator was given)
+     * @param tokens                    the token counts stored with them (or estimated, when an estimator was
+     *                                  given)
      * @param messagesWithoutTokenCount how many had no count to add
      */
     public record RoleCount(long messages, long tokens, long messagesWithoutTokenCount) {
@@ -86,6 +92,10 @@ public final class Conversations {
      * The rest stays in the log (exported, searched and counted by the other methods here), but is
      * no part of the conversation any more. System-message entries are included (they record the
      * application's system message as it changed).
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the current conversation's entries, oldest first
      */
     public static List<Entry> current(SessionStore store, String sessionId) {
         SessionIds.validate(sessionId);
@@ -94,7 +104,14 @@ public final class Conversations {
         return Dialogue.live(state, entries);
     }
 
-    /** The session's full retained log and state as a JSON or YAML document. */
+    /**
+     * The session's full retained log and state as a JSON or YAML document.
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param format JSON or YAML
+     * @return the session's full retained log and state as a JSON or YAML document
+     */
     public static String export(SessionStore store, String sessionId, Format format) {
         Objects.requireNonNull(format, "format");
         List<Entry> entries = all(store, sessionId);
@@ -117,6 +134,11 @@ public final class Conversations {
     /**
      * Imports a document written by {@link #export} into {@code targetSessionId}.
      *
+     * @param store the store
+     * @param targetSessionId the session to write to
+     * @param document a JSON or YAML document written by {@link #export}
+     * @param format the document's format
+     * @param mode what to do when the target session exists
      * @return the entries stored in the target
      * @throws IllegalArgumentException if the document is not a valid export
      * @throws IllegalStateException    if the target exists and the mode is {@link ImportMode#NEW_SESSION_ONLY}
@@ -156,6 +178,11 @@ public final class Conversations {
      * not changed. The system message and attributes are copied; the summary only if it covers
      * nothing after the fork point.
      *
+     * @param store the store
+     * @param sourceSessionId the session to copy from
+     * @param turns how many turns to copy (at least 0)
+     * @param targetSessionId the session to write to
+     * @return the entries stored in the target
      * @throws IllegalArgumentException if {@code turns} is negative
      * @throws IllegalStateException    if the target session exists
      */
@@ -178,6 +205,12 @@ public final class Conversations {
     /**
      * Copies the entries of {@code sourceSessionId} with {@code index < beforeIndex} into the new
      * session {@code targetSessionId}; see {@link #forkAtTurn}.
+     *
+     * @param store the store
+     * @param sourceSessionId the session to copy from
+     * @param beforeIndex entries with a smaller index are copied
+     * @param targetSessionId the session to write to
+     * @return the entries stored in the target
      */
     public static List<Entry> forkAtIndex(SessionStore store, String sourceSessionId, long beforeIndex,
                                           String targetSessionId) {
@@ -201,7 +234,15 @@ public final class Conversations {
         return copy(store, targetSessionId, kept, state, false);
     }
 
-    /** Entries whose {@link ConversationText#text text} contains {@code keyword}, ignoring case, oldest first. */
+    /**
+     * Entries whose readable text (every text part, tool calls and results, custom attributes) contains
+     * {@code keyword}, ignoring case, oldest first.
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param keyword the text to look for
+     * @return the matching entries, oldest first; empty when none
+     */
     public static List<Entry> search(SessionStore store, String sessionId, String keyword) {
         Objects.requireNonNull(keyword, "keyword");
         if (keyword.isEmpty()) {
@@ -217,7 +258,13 @@ public final class Conversations {
         return found;
     }
 
-    /** Messages and stored token counts by role; entries without a count are counted as such. */
+    /**
+     * Messages and stored token counts by role; entries without a count are counted as such.
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return per role present in the log, its messages, tokens and messages without a count
+     */
     public static Map<ChatMessageType, RoleCount> countByRole(SessionStore store, String sessionId) {
         return countByRole(store, sessionId, null);
     }
@@ -225,6 +272,11 @@ public final class Conversations {
     /**
      * Messages and tokens by role; an entry without a stored token count is estimated with
      * {@code estimator} (when not null).
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param estimator counts the entries stored without a token count; {@code null} to count them as such
+     * @return per role present in the log, its messages, tokens and messages without a count
      */
     public static Map<ChatMessageType, RoleCount> countByRole(SessionStore store, String sessionId,
                                                               TokenCountEstimator estimator) {
@@ -239,7 +291,13 @@ public final class Conversations {
         return counts;
     }
 
-    /** The full retained log as {@code [timestamp] Role: content} lines. */
+    /**
+     * The full retained log as {@code [timestamp] Role: content} lines.
+     *
+     * @param store the store
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the full retained log as {@code [timestamp] Role: content} lines
+     */
     public static String historyAsText(SessionStore store, String sessionId) {
         return ConversationText.history(all(store, sessionId));
     }

@@ -12,20 +12,28 @@ public class CorruptRecordException extends StoreException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Where the damaged record is, in the store's terms. */
     private final String location;
 
     /**
+     * An exception for a damaged record.
+     *
      * @param location where the damaged record is, in the store's terms (a file and line, a key and
      *                 position, a table row)
      * @param problem  what is wrong with it
      * @param cause    the decoding error, or {@code null}
+     * @throws NullPointerException if {@code location} is null
      */
     public CorruptRecordException(String location, String problem, Throwable cause) {
         super("corrupt record at " + Objects.requireNonNull(location, "location") + ": " + problem, cause);
         this.location = location;
     }
 
-    /** Where the damaged record is, in the store's terms. */
+    /**
+     * Where the damaged record is, in the store's terms.
+     *
+     * @return where the damaged record is, in the store's terms
+     */
     public String location() {
         return location;
     }

@@ -30,6 +30,14 @@ public final class Entry {
     /**
      * Creates an entry. Stores call this when they append or decode; applications normally only
      * read entries.
+     *
+     * @param index the position in the session log (at least 0)
+     * @param id the entry's stable, unique id
+     * @param timestamp when the entry was appended
+     * @param tokenCount the token count (at least 0), or {@link #UNKNOWN_TOKENS}
+     * @param message the message
+     * @param metadata the metadata, copied; {@code null} or empty for none
+     * @param idempotencyKey the idempotency key of the append that stored it, or {@code null}
      */
     public Entry(long index, String id, Instant timestamp, int tokenCount, ChatMessage message,
                  Map<String, String> metadata, String idempotencyKey) {
@@ -70,17 +78,27 @@ public final class Entry {
     /**
      * A new random entry id (a version-4 UUID in its usual text form), for stores that create
      * entries on append.
+     *
+     * @return a new id
      */
     public static String newId() {
         return Ids.newId();
     }
 
-    /** Position in the session log, starting at 0. */
+    /**
+     * Position in the session log, starting at 0.
+     *
+     * @return position in the session log, starting at 0
+     */
     public long index() {
         return index;
     }
 
-    /** Stable, unique id assigned at append time. */
+    /**
+     * Stable, unique id assigned at append time.
+     *
+     * @return stable, unique id assigned at append time
+     */
     public String id() {
         String formatted = id;
         if (formatted == null) {
@@ -91,31 +109,56 @@ public final class Entry {
         return formatted;
     }
 
-    /** When the entry was appended (the store's clock). */
+    /**
+     * When the entry was appended (the store's clock).
+     *
+     * @return when the entry was appended (the store's clock)
+     */
     public Instant timestamp() {
         return timestamp;
     }
 
-    /** Token count computed at append time, or {@link #UNKNOWN_TOKENS}. */
+    /**
+     * Token count computed at append time, or {@link #UNKNOWN_TOKENS}.
+     *
+     * @return token count computed at append time, or {@link #UNKNOWN_TOKENS}
+     */
     public int tokenCount() {
         return tokenCount;
     }
 
-    /** True if {@link #tokenCount()} is known. */
+    /**
+     * True if {@link #tokenCount()} is known.
+     *
+     * @return true if {@link #tokenCount()} is known
+     */
     public boolean hasTokenCount() {
         return tokenCount != UNKNOWN_TOKENS;
     }
 
+    /**
+     * The message, exactly as it was appended.
+     *
+     * @return the message
+     */
     public ChatMessage message() {
         return message;
     }
 
-    /** Immutable metadata; empty when none. */
+    /**
+     * Immutable metadata; empty when none.
+     *
+     * @return immutable metadata; empty when none
+     */
     public Map<String, String> metadata() {
         return metadata;
     }
 
-    /** The idempotency key of the append that stored this entry, if it had one. */
+    /**
+     * The idempotency key of the append that stored this entry, if it had one.
+     *
+     * @return the idempotency key of the append that stored this entry, if it had one
+     */
     public Optional<String> idempotencyKey() {
         return Optional.ofNullable(idempotencyKey);
     }

@@ -24,9 +24,11 @@ import java.util.zip.CRC32C;
  *
  * <p>Rules: every encoded form is a single line (JSON escapes every line break) and round-trips its
  * text exactly, whatever it holds: NUL, CR, characters of every Unicode plane and even lone
- * surrogates, which are written as JSON u-escapes (backslash, u, four hex digits) so that the form is always well-formed
- * UTF-16 and survives conversion to UTF-8. {@link #checksum} gives the CRC32C that stores keep with
+ * surrogates, which are written as JSON u-escapes (backslash, u, four hex digits) so that the form
+ * is always well-formed UTF-16 and survives conversion to UTF-8. {@link #checksum} gives the CRC32C that stores keep with
  * each record so damage is detected instead of read as different content.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class EntryCodec {
 
@@ -36,7 +38,12 @@ public final class EntryCodec {
     private EntryCodec() {
     }
 
-    /** One line of JSON, no line break at the end. */
+    /**
+     * One line of JSON, no line break at the end.
+     *
+     * @param entry the entry
+     * @return one line of JSON, no line break at the end
+     */
     public static String encodeEntry(Entry entry) {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
@@ -67,6 +74,8 @@ public final class EntryCodec {
     /**
      * Decodes a line written by {@link #encodeEntry}.
      *
+     * @param json a line written by {@link #encodeEntry}
+     * @return the entry
      * @throws IllegalArgumentException if the text is not a complete, valid entry
      */
     public static Entry decodeEntry(String json) {
@@ -89,7 +98,12 @@ public final class EntryCodec {
         }
     }
 
-    /** The state as one line of JSON, no line break at the end. */
+    /**
+     * The state as one line of JSON, no line break at the end.
+     *
+     * @param state the state
+     * @return the state as one line of JSON, no line break at the end
+     */
     public static String encodeState(SessionState state) {
         StringWriter out = new StringWriter(256);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
@@ -125,6 +139,8 @@ public final class EntryCodec {
     /**
      * Decodes a state written by {@link #encodeState}.
      *
+     * @param json a line written by {@link #encodeState}
+     * @return the state
      * @throws IllegalArgumentException if the text is not a valid state
      */
     public static SessionState decodeState(String json) {
@@ -149,7 +165,12 @@ public final class EntryCodec {
         }
     }
 
-    /** LangChain4j's JSON for one message, on one line, with lone surrogates escaped. */
+    /**
+     * LangChain4j's JSON for one message, on one line, with lone surrogates escaped.
+     *
+     * @param message the message
+     * @return the JSON, on one line
+     */
     public static String encodeMessage(ChatMessage message) {
         return exact(ChatMessageSerializer.messageToJson(message));
     }
@@ -158,6 +179,9 @@ public final class EntryCodec {
      * The CRC32C of the UTF-8 bytes of {@code text}, as 8 lower-case hex digits. Stores keep it with
      * each record and compare it on read. {@code text} should be an encoded form from this class, so
      * that it holds no lone surrogate (which UTF-8 cannot carry).
+     *
+     * @param text the exact text of a record
+     * @return the CRC32C of the UTF-8 bytes of {@code text}, as 8 lower-case hex digits
      */
     public static String checksum(String text) {
         CRC32C crc = new CRC32C();
@@ -198,7 +222,12 @@ public final class EntryCodec {
         return out == null ? json : out.toString();
     }
 
-    /** Decodes LangChain4j's JSON for one message. */
+    /**
+     * Decodes LangChain4j's JSON for one message.
+     *
+     * @param json LangChain4j's JSON for one message
+     * @return the message
+     */
     public static ChatMessage decodeMessage(String json) {
         return ChatMessageDeserializer.messageFromJson(json);
     }

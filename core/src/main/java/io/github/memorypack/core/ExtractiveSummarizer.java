@@ -16,33 +16,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An offline, deterministic {@link Summarizer} that needs no model: it <em>copies</em> the most
- * informative sentences of the previous summary and the new messages, up to a token cap.
- *
- * <p><b>What it is:</b> sentence extraction by surface features. Each sentence (tagged with who
- * said it) scores points for numbers, capitalised names, first-person facts and preference or
- * decision words ("my name", "I live", "prefer", "allergic", "decided"…) and questions; greetings
- * and very short sentences score low. The best-scoring sentences that fit in the cap are kept and
- * written in conversation order, one {@code "- Speaker: sentence"} line each; lines of the previous
- * summary compete with the new sentences on the same terms, with a small bonus for having been kept
- * before. Sentences with no informative feature are dropped unless nothing else fits. Same input,
- * same output.
- *
- * <p><b>What it is not:</b> it does not understand the text. It never paraphrases, merges or
- * shortens facts, resolves "it" or "that", or notices that a later message changed an earlier fact
- * (both may be kept, or the wrong one). Use it for offline samples, tests, benchmarks and users
- * without an API key; use {@link LlmSummarizer} when summary quality matters.
- *
- * <p>Throws {@link SummarizationException} ({@link Reason#EMPTY}) only when no sentence fits in the
- * cap. Thread-safe.
+ * The offline {@link Summarizer} ({@link Summarizer#extractive()},
+ * {@link Summarizer#extractiveBuilder()}): its behaviour is documented on
+ * {@link Summarizer.ExtractiveBuilder}. Thread-safe.
  */
-public final class ExtractiveSummarizer implements Summarizer {
+final class ExtractiveSummarizer implements Summarizer {
 
-    /** Default cap on the summary length, in tokens. */
-    public static final int DEFAULT_MAX_SUMMARY_TOKENS = 500;
-    /** Sentences longer than this many words are cut, so one long sentence cannot fill the cap. */
-    public static final int MAX_SENTENCE_WORDS = 60;
-
+    private static final int MAX_SENTENCE_WORDS = Summarizer.ExtractiveBuilder.MAX_SENTENCE_WORDS;
     private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?])\\s+");
     private static final Pattern CUE = Pattern.compile(
             "\\b(my name|call me|i am|i'm|i live|i work|i was born|my (?:wife|husband|partner|son|daughter|"
@@ -61,17 +41,13 @@ public final class ExtractiveSummarizer implements Summarizer {
     private final Map<String, Double> scores = new ConcurrentHashMap<>();
     private final Map<String, Integer> costs = new ConcurrentHashMap<>();
 
-    private ExtractiveSummarizer(Builder builder) {
+    ExtractiveSummarizer(Summarizer.ExtractiveBuilder builder) {
         this.maxSummaryTokens = builder.maxSummaryTokens;
         this.tokenizer = builder.tokenizer;
     }
 
-    public static Builder builder() {
-        return new Builder();
-    }
-
     /** The cap on summary tokens this summarizer keeps to. */
-    public int maxSummaryTokens() {
+    int maxSummaryTokens() {
         return maxSummaryTokens;
     }
 
@@ -244,38 +220,5 @@ public final class ExtractiveSummarizer implements Summarizer {
     }
 
     private record Candidate(String rendered, double score, int position, int cost) {
-    }
-
-    /** Builds an {@link ExtractiveSummarizer}; every setting has a default. */
-    public static final class Builder {
-
-        private int maxSummaryTokens = DEFAULT_MAX_SUMMARY_TOKENS;
-        private TokenCountEstimator tokenizer = Tokenizers.o200k();
-
-        private Builder() {
-        }
-
-        /** Cap on the summary, in tokens (default {@value #DEFAULT_MAX_SUMMARY_TOKENS}). */
-        public Builder maxSummaryTokens(int maxSummaryTokens) {
-            this.maxSummaryTokens = maxSummaryTokens;
-            return this;
-        }
-
-        /** Counts tokens against the cap (default {@link Tokenizers#o200k()}). */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = tokenizer;
-            return this;
-        }
-
-        /** @throws IllegalArgumentException if the cap is below 1 or the tokenizer is missing */
-        public ExtractiveSummarizer build() {
-            if (maxSummaryTokens < 1) {
-                throw new IllegalArgumentException("maxSummaryTokens must be >= 1, was " + maxSummaryTokens);
-            }
-            if (tokenizer == null) {
-                throw new IllegalArgumentException("tokenizer is required");
-            }
-            return new ExtractiveSummarizer(this);
-        }
     }
 }

@@ -69,7 +69,6 @@ final class FoldEngine {
     private final SummarySettings settings;
     private final int maxSummaryTokens;
     private final Policy policy;
-    private final FoldKey key;
     private int consecutiveFailures;
     private int triggersToSkip;
 
@@ -78,7 +77,6 @@ final class FoldEngine {
         this.settings = settings.copy();
         this.maxSummaryTokens = settings.maxSummaryTokens();
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.key = new FoldKey(memory.store(), memory.sessionId());
     }
 
     /** The summary views show, if the session has one. */
@@ -134,7 +132,7 @@ final class FoldEngine {
         }
         Slot mine = new Slot();
         while (true) {
-            Slot running = RUNNING.putIfAbsent(key, mine);
+            Slot running = RUNNING.putIfAbsent(key(), mine);
             if (running == null) {
                 break;
             }
@@ -180,7 +178,7 @@ final class FoldEngine {
     private void release(Slot slot) {
         synchronized (slot) {
             slot.done = true;
-            RUNNING.remove(key, slot);
+            RUNNING.remove(key(), slot);
         }
     }
 
@@ -351,6 +349,11 @@ final class FoldEngine {
     }
 
     /** Identifies a session across memory instances of this process. */
+    /** This session of this store in {@code RUNNING} (made when needed: memory objects stay small). */
+    private FoldKey key() {
+        return new FoldKey(memory.store(), memory.sessionId());
+    }
+
     private record FoldKey(SessionStore store, String sessionId) {
     }
 }

@@ -25,12 +25,21 @@ public final class InMemorySessionStore implements SessionStore {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** A store whose timestamps come from the system UTC clock. */
+    /**
+     * A store whose timestamps come from the system UTC clock.
+     *
+     * @return a store whose timestamps come from the system UTC clock
+     */
     public static InMemorySessionStore create() {
         return new InMemorySessionStore(Clock.systemUTC());
     }
 
-    /** A store whose timestamps come from {@code clock}. */
+    /**
+     * A store whose timestamps come from {@code clock}.
+     *
+     * @param clock where entry timestamps come from
+     * @return a store whose timestamps come from {@code clock}
+     */
     public static InMemorySessionStore create(Clock clock) {
         return new InMemorySessionStore(clock);
     }

@@ -33,23 +33,45 @@ public interface MemoryListener {
     default void onView(ViewShown view) {
     }
 
-    /** A view is bigger than its limit: only what can never be cut (see {@link Overflow}) is over it. */
+    /**
+     * A view is bigger than its limit: only what can never be cut (see {@link Overflow}) is over it.
+     *
+     * @param overflow the overflow
+     */
     default void onOverflow(Overflow overflow) {
     }
 
-    /** A fold stored a new summary. */
+    /**
+     * A fold stored a new summary.
+     *
+     * @param fold what the fold did
+     */
     default void onFold(Fold fold) {
     }
 
-    /** A fold changed nothing (see {@link SummaryFailure}); it is tried again on a later turn. */
+    /**
+     * A fold changed nothing (see {@link SummaryFailure}); it is tried again on a later turn.
+     *
+     * @param failure what failed
+     */
     default void onSummaryFailure(SummaryFailure failure) {
     }
 
-    /** A turn ended but its fold was skipped: earlier folds failed, and the memory is backing off. */
+    /**
+     * A turn ended but its fold was skipped: earlier folds failed, and the memory is backing off.
+     *
+     * @param sessionId the session
+     * @param strategy the memory's strategy ({@code summary} or {@code summary-buffer})
+     */
     default void onFoldSkipped(String sessionId, String strategy) {
     }
 
-    /** This listener, then {@code other}. */
+    /**
+     * This listener, then {@code other}.
+     *
+     * @param other the listener to call after this one
+     * @return this listener, then {@code other}
+     */
     default MemoryListener and(MemoryListener other) {
         Objects.requireNonNull(other, "other");
         MemoryListener first = this;
@@ -89,12 +111,19 @@ public interface MemoryListener {
     /**
      * The default: logs each overflow and each failed fold as a warning (SLF4J logger
      * {@code io.github.memorypack.core.MemoryListener}).
+     *
+     * @return the logging listener
      */
     static MemoryListener logging() {
         return Logging.INSTANCE;
     }
 
-    /** A listener for overflows only. */
+    /**
+     * A listener for overflows only.
+     *
+     * @param consumer called with each overflow
+     * @return a listener for overflows only
+     */
     static MemoryListener onOverflow(Consumer<Overflow> consumer) {
         Objects.requireNonNull(consumer, "consumer");
         return new MemoryListener() {
@@ -105,7 +134,12 @@ public interface MemoryListener {
         };
     }
 
-    /** A listener for failed folds only. */
+    /**
+     * A listener for failed folds only.
+     *
+     * @param consumer called with each failure
+     * @return a listener for failed folds only
+     */
     static MemoryListener onSummaryFailure(Consumer<SummaryFailure> consumer) {
         Objects.requireNonNull(consumer, "consumer");
         return new MemoryListener() {
@@ -120,7 +154,8 @@ public interface MemoryListener {
      * A computed view.
      *
      * @param sessionId the session
-     * @param strategy  {@code buffer}, {@code window}, {@code summary}, {@code summary-buffer} or {@code memory-md}
+     * @param strategy  {@code buffer}, {@code window}, {@code summary}, {@code summary-buffer} or {@code
+     *                  memory-md}
      * @param messages  how many messages it shows
      * @param tokens    its size in tokens as the memory's tokenizer counts a request (stored counts), or
      *                  -1 when the memory stores no token counts
@@ -150,7 +185,15 @@ public interface MemoryListener {
             TOKENS
         }
 
-        /** @throws NullPointerException if {@code sessionId} or {@code unit} is null */
+        /**
+         * Creates the event.
+         *
+         * @param sessionId the session
+         * @param unit      what the limit counts
+         * @param limit     the limit
+         * @param size      the view's size, in {@code unit}
+         * @throws NullPointerException if {@code sessionId} or {@code unit} is null
+         */
         public Overflow {
             Objects.requireNonNull(sessionId, "sessionId");
             Objects.requireNonNull(unit, "unit");
@@ -187,7 +230,17 @@ public interface MemoryListener {
     record SummaryFailure(String sessionId, Reason reason, long fromIndex, long toIndex,
                           int consecutiveFailures, Throwable cause) {
 
-        /** @throws NullPointerException if {@code sessionId} or {@code reason} is null */
+        /**
+         * Creates the event.
+         *
+         * @param sessionId           the session
+         * @param reason              why no summary was stored
+         * @param fromIndex           first log index the fold tried to cover, or -1
+         * @param toIndex             exclusive end of the range it tried to cover, or -1
+         * @param consecutiveFailures failures in a row for this memory, this one included
+         * @param cause               what was thrown, or {@code null}
+         * @throws NullPointerException if {@code sessionId} or {@code reason} is null
+         */
         public SummaryFailure {
             Objects.requireNonNull(sessionId, "sessionId");
             Objects.requireNonNull(reason, "reason");

@@ -34,6 +34,9 @@ import java.util.Map;
  * line). Otherwise the view follows the shared rules, like {@link BufferChatMemory}: whole turns,
  * tool calls with their results, interrupted calls repaired; {@link #set} and {@link #clear} follow
  * LangChain4j's round trips without loss.
+ *
+ * <p>Thread-safe, like every Memory Pack memory: one object may serve concurrent requests for its
+ * session, and each {@code add} call is one atomic append.
  */
 public final class MemoryMdChatMemory implements ChatMemory {
 
@@ -70,7 +73,7 @@ public final class MemoryMdChatMemory implements ChatMemory {
         this.engine = new MemoryEngine(settings.sessionMemory(settings.rules(), false, "memory-md"), this::view, null);
     }
 
-    /** Records where the preloaded messages end, before this memory first writes or reads the session. */
+    /** Records where the preloaded messages end, before this memory first writes to the session. */
     private long preloaded() {
         long until = preloadedUntil;
         if (until < 0) {
@@ -80,7 +83,11 @@ public final class MemoryMdChatMemory implements ChatMemory {
         return until;
     }
 
-    /** A builder; set at least the store. */
+    /**
+     * A builder; set at least the store.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -147,8 +154,15 @@ public final class MemoryMdChatMemory implements ChatMemory {
 
     private View view() {
         SessionMemory memory = engine.memory();
-        long preloadedUntil = preloaded();
+        // where the preloaded messages end is the state's, not this object's: every memory object of the
+        // session, whenever it was created, shows the same split (recorded here if nothing recorded it yet)
         SessionState state = memory.state();
+        long preloadedUntil = Records.longAttribute(state, PRELOADED_UNTIL, -1);
+        if (preloadedUntil < 0) {
+            preloadedUntil = preloadedUntil(memory);
+            this.preloadedUntil = preloadedUntil;
+            state = memory.state();
+        }
         long from = Math.max(state.summary().map(Summary::coveredUntil).orElse(0L),
                 Records.longAttribute(state, Records.CLEARED_AT, -1) + 1);
         List<Entry> entries = memory.store().read(memory.sessionId(), from, Integer.MAX_VALUE);
@@ -259,7 +273,12 @@ public final class MemoryMdChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        /**
+         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
+         *
+         * @param id the memory id: any non-null object
+         * @return this builder
+         */
         public Builder id(Object id) {
             settings.id(id);
             return this;
@@ -267,14 +286,22 @@ public final class MemoryMdChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+         *
+         * @param store the store
+         * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
             return this;
         }
 
-        /** How preloaded messages are shown; {@link Preload#TYPED} by default. */
+        /**
+         * How preloaded messages are shown; {@link Preload#TYPED} by default.
+         *
+         * @param preload how preloaded messages are shown
+         * @return this builder
+         */
         public Builder preload(Preload preload) {
             if (preload == null) {
                 throw new IllegalArgumentException("preload must not be null");
@@ -283,7 +310,12 @@ public final class MemoryMdChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Show plain texts as {@code [timestamp] Role: content}; off by default. */
+        /**
+         * Show plain texts as {@code [timestamp] Role: content}; off by default.
+         *
+         * @param timestamps whether to show timestamps
+         * @return this builder
+         */
         public Builder timestampsInPrompt(boolean timestamps) {
             this.timestamps = timestamps;
             return this;
@@ -292,6 +324,8 @@ public final class MemoryMdChatMemory implements ChatMemory {
         /**
          * Most preloaded messages shown (the newest); {@value #DEFAULT_MAX_PRELOAD_MESSAGES} by default.
          *
+         * @param maxPreload the most preloaded messages shown (at least 0)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxPreload < 0}
          */
         public Builder maxPreloadMessages(int maxPreload) {
@@ -299,7 +333,13 @@ public final class MemoryMdChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        /**
+         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
+         * needed.
+         *
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             settings.tokenizer(tokenizer);
             return this;
@@ -308,13 +348,21 @@ public final class MemoryMdChatMemory implements ChatMemory {
         /**
          * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
          * {@link MemoryListener#logging()}, used only while no listener is added.
+         *
+         * @param listener the listener
+         * @return this builder
          */
         public Builder listener(MemoryListener listener) {
             settings.listener(listener);
             return this;
         }
 
-        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        /**
+         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
+         *
+         * @param retention the retention policy
+         * @return this builder
+         */
         public Builder retention(Retention retention) {
             settings.retention(retention);
             return this;
@@ -323,6 +371,9 @@ public final class MemoryMdChatMemory implements ChatMemory {
         /**
          * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
          * the memory binds its session for the ledger's listener each time it computes a view.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
             settings.tokenAccounting(accounting);
@@ -333,6 +384,9 @@ public final class MemoryMdChatMemory implements ChatMemory {
          * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
          * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
          * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
             settings.calibrateWith(accounting);
@@ -343,6 +397,8 @@ public final class MemoryMdChatMemory implements ChatMemory {
          * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
          * turn (one the model has answered); the log keeps the full result. Off by default.
          *
+         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
@@ -354,6 +410,8 @@ public final class MemoryMdChatMemory implements ChatMemory {
          * Keeps images only in the newest {@code messages} messages and in open turns; older ones
          * become a short note. Off by default.
          *
+         * @param messages how many of the newest messages keep their images (at least 0)
+         * @return this builder
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
@@ -365,6 +423,9 @@ public final class MemoryMdChatMemory implements ChatMemory {
          * After this long without a new message, an open turn (a request that never got its answer)
          * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
          * Default 10 minutes.
+         *
+         * @param timeout the age, positive
+         * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
             settings.openTurnTimeout(timeout);
@@ -375,19 +436,31 @@ public final class MemoryMdChatMemory implements ChatMemory {
          * How many windows (one per session) this builder's memories keep in memory to extend the
          * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
          * shared by every memory that sets none.
+         *
+         * @param views how many views to cache, at least 0
+         * @return this builder
          */
         public Builder viewCacheSize(int views) {
             settings.viewCacheSize(views);
             return this;
         }
 
-        /** The clock for open-turn ages; default the system UTC clock. */
+        /**
+         * The clock for open-turn ages; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             settings.clock(clock);
             return this;
         }
 
-        /** A memory with these settings. */
+        /**
+         * A memory with these settings.
+         *
+         * @return a memory with these settings
+         */
         public MemoryMdChatMemory build() {
             return new MemoryMdChatMemory(settings, preload, timestamps, maxPreload);
         }
@@ -395,6 +468,8 @@ public final class MemoryMdChatMemory implements ChatMemory {
         /**
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store.
+         *
+         * @return the provider
          */
         public ChatMemoryProvider provider() {
             MemorySettings snapshot = settings.copy();

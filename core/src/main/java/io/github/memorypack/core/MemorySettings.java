@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +41,18 @@ final class MemorySettings {
     private SummaryMessage.Placement placement = SummaryMessage.Placement.SYSTEM_MESSAGE;
     private TokenAccounting accounting;
     private boolean calibrate;
+    // the rules and the shared part of a memory made from these settings, made once and kept by every
+    // copy (a provider's memories share them); a new holder whenever an option changes
+    private Derived derived = new Derived();
+
+    private static final class Derived {
+        volatile ViewRules rules;
+        volatile SessionMemory.Shared shared;
+    }
+
+    private void changed() {
+        derived = new Derived();
+    }
 
     void id(Object id) {
         if (id == null) {
@@ -56,12 +67,14 @@ final class MemorySettings {
     }
 
     void store(SessionStore store) {
-        this.store = Objects.requireNonNull(store, "store");
+        changed();
+        this.store = notNull(store, "store");
     }
 
     /** A {@link SessionStore} is used as it is; any other {@link ChatMemoryStore} runs through the adapter. */
     void chatMemoryStore(ChatMemoryStore store) {
-        Objects.requireNonNull(store, "chatMemoryStore");
+        changed();
+        notNull(store, "chatMemoryStore");
         this.store = store instanceof SessionStore ? (SessionStore) store : ChatMemoryStoreAdapter.of(store);
     }
 
@@ -69,12 +82,14 @@ final class MemorySettings {
     SessionStore store() {
         if (store == null) {
             store = InMemorySessionStore.create();
+            changed();
         }
         return store;
     }
 
     void tokenizer(TokenCountEstimator tokenizer) {
-        this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+        changed();
+        this.tokenizer = notNull(tokenizer, "tokenizer");
     }
 
     TokenCountEstimator tokenizer() {
@@ -82,7 +97,8 @@ final class MemorySettings {
     }
 
     void listener(MemoryListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+        changed();
+        listeners.add(notNull(listener, "listener"));
     }
 
     /** The listeners added, as one that never throws; {@link MemoryListener#logging()} when none was added. */
@@ -134,7 +150,8 @@ final class MemorySettings {
 
 
     void retention(Retention retention) {
-        this.retention = Objects.requireNonNull(retention, "retention");
+        changed();
+        this.retention = notNull(retention, "retention");
     }
 
     Retention retention() {
@@ -142,15 +159,18 @@ final class MemorySettings {
     }
 
     void toolResultPreviews(int maxTokens) {
+        changed();
         this.toolResultPreviewTokens = atLeast(maxTokens, 1, "toolResultPreviews maxTokens");
     }
 
     void keepImagesInNewest(int messages) {
+        changed();
         this.keepImagesInNewest = atLeast(messages, 0, "keepImagesInNewest");
     }
 
     void clock(Clock clock) {
-        this.clock = Objects.requireNonNull(clock, "clock");
+        changed();
+        this.clock = notNull(clock, "clock");
     }
 
     Clock clock() {
@@ -158,6 +178,7 @@ final class MemorySettings {
     }
 
     void openTurnTimeout(Duration timeout) {
+        changed();
         this.openTurnTimeout = positive(timeout, "openTurnTimeout");
     }
 
@@ -166,6 +187,7 @@ final class MemorySettings {
     }
 
     void viewCacheSize(int views) {
+        changed();
         this.viewCache = new ViewCache(atLeast(views, 0, "viewCacheSize"));
     }
 
@@ -174,10 +196,12 @@ final class MemorySettings {
     }
 
     void tokenAccounting(TokenAccounting accounting) {
-        this.accounting = Objects.requireNonNull(accounting, "tokenAccounting");
+        changed();
+        this.accounting = notNull(accounting, "tokenAccounting");
     }
 
     void calibrateWith(TokenAccounting accounting) {
+        changed();
         tokenAccounting(accounting);
         this.calibrate = true;
     }
@@ -192,13 +216,23 @@ final class MemorySettings {
     }
 
     void summaryPlacement(SummaryMessage.Placement placement) {
-        this.placement = Objects.requireNonNull(placement, "summaryPlacement");
+        changed();
+        this.placement = notNull(placement, "summaryPlacement");
     }
 
-    /** The view rules for these settings, counting with the tokenizer set (or the rules' default). */
+    /**
+     * The view rules for these settings, counting with the tokenizer set (or the rules' default): one
+     * instance for these settings and their copies, so a provider's memories share it.
+     */
     ViewRules rules() {
-        return new ViewRules(tokenizer, toolResultPreviewTokens == UNSET ? 0 : toolResultPreviewTokens,
-                keepImagesInNewest == UNSET ? -1 : keepImagesInNewest, placement);
+        Derived d = derived;
+        ViewRules rules = d.rules;
+        if (rules == null) {
+            rules = new ViewRules(tokenizer, toolResultPreviewTokens == UNSET ? 0 : toolResultPreviewTokens,
+                    keepImagesInNewest == UNSET ? -1 : keepImagesInNewest, placement);
+            d.rules = rules;
+        }
+        return rules;
     }
 
     /**
@@ -208,10 +242,20 @@ final class MemorySettings {
      */
     SessionMemory sessionMemory(ViewRules rules, boolean strategyCounts, String strategy) {
         boolean counts = tokenizer != null || strategyCounts || rules.needsTokenCounts(ViewLimit.none());
-        return new SessionMemory(id, this, rules, counts ? rules.tokenizer() : null, strategy);
+        TokenCountEstimator counter = counts ? rules.tokenizer() : null;
+        Derived d = derived;
+        SessionMemory.Shared shared = d.shared;
+        if (shared == null || !shared.matches(rules, counter, strategy)) {
+            shared = new SessionMemory.Shared(this, rules, counter, strategy);
+            d.shared = shared;
+        }
+        return new SessionMemory(id, shared);
     }
 
-    /** A copy sharing the same store (resolving the default store first, so copies share it) and view cache. */
+    /**
+     * A copy sharing the same store (resolving the default store first, so copies share it), view
+     * cache, rules and shared memory settings.
+     */
     MemorySettings copy() {
         MemorySettings copy = new MemorySettings();
         copy.id = id;
@@ -227,6 +271,7 @@ final class MemorySettings {
         copy.placement = placement;
         copy.accounting = accounting;
         copy.calibrate = calibrate;
+        copy.derived = derived;
         return copy;
     }
 
@@ -246,6 +291,18 @@ final class MemorySettings {
         Integer value = limit.apply(id);
         if (value == null || value < 1) {
             throw new IllegalArgumentException(name + " must be >= 1, was " + value + " for memory id " + id);
+        }
+        return value;
+    }
+
+    /**
+     * Returns {@code value}.
+     *
+     * @throws IllegalArgumentException if it is null (a builder setting is checked at the setter)
+     */
+    static <T> T notNull(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
         }
         return value;
     }

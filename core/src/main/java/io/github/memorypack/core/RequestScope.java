@@ -99,6 +99,10 @@ public final class RequestScope {
     /**
      * Runs {@code supplier} as a new attempt of the request {@code requestId}.
      *
+     * @param <T> what {@code supplier} returns
+     * @param requestId the request id: non-blank, at most {@link #MAX_REQUEST_ID_LENGTH} characters
+     * @param supplier the work to run in the scope
+     * @return what {@code supplier} returns
      * @throws IllegalArgumentException if the id is null, blank or longer than {@link #MAX_REQUEST_ID_LENGTH}
      */
     public static <T> T call(String requestId, Supplier<T> supplier) {
@@ -117,7 +121,12 @@ public final class RequestScope {
         }
     }
 
-    /** {@link #call} for work without a result. */
+    /**
+     * {@link #call} for work without a result.
+     *
+     * @param requestId the request id: non-blank, at most {@link #MAX_REQUEST_ID_LENGTH} characters
+     * @param runnable the work to run in the scope
+     */
     public static void run(String requestId, Runnable runnable) {
         Objects.requireNonNull(runnable, "runnable");
         call(requestId, () -> {
@@ -126,18 +135,29 @@ public final class RequestScope {
         });
     }
 
-    /** The current request id on this thread, if any. */
+    /**
+     * The current request id on this thread, if any.
+     *
+     * @return the current request id on this thread, if any
+     */
     public static Optional<String> currentRequestId() {
         RequestScope scope = active();
         return scope == null ? Optional.empty() : Optional.ofNullable(scope.requestId);
     }
 
     /**
-     * Listeners to register on {@code AiServices} ({@code .registerListeners(RequestScope.aiServiceListeners())})
+     * Listeners to register on {@code AiServices} ({@code
+     * .registerListeners(RequestScope.aiServiceListeners())})
      * so that the current request scope, the turn a request belongs to and the memory id that
      * {@link TokenAccounting} charges follow each request onto the threads LangChain4j uses for
      * streaming and tool execution. They keep nothing after a request completes or fails.
+     *
+     * <p>{@link Experimental}: it rests on LangChain4j's {@code AiServiceListener} API, which
+     * LangChain4j marks experimental.
+     *
+     * @return new listeners, to register on each {@code AiServices} builder
      */
+    @Experimental
     public static List<AiServiceListener<?>> aiServiceListeners() {
         return LISTENERS;
     }

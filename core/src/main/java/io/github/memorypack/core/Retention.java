@@ -10,6 +10,9 @@ package io.github.memorypack.core;
  *
  * <p>Policies should trim in batches (let the log grow past the bound by some margin, then trim
  * back to it), so trimming costs one store call every many turns, not one per turn.
+ *
+ * <p>The policies here are stateless and thread-safe; memories may call a policy from several threads
+ * at once, so an implementation must be thread-safe too.
  */
 @FunctionalInterface
 public interface Retention {
@@ -18,12 +21,17 @@ public interface Retention {
      * Where the log may be cut.
      *
      * @param firstIndex index of the oldest retained entry
-     * @param nextIndex  index the next appended entry will get; {@code nextIndex - firstIndex} entries are retained
+     * @param nextIndex  index the next appended entry will get; {@code nextIndex - firstIndex} entries are
+     *                   retained
      * @return the index before which entries may be removed; a value {@code <= firstIndex} keeps everything
      */
     long trimBefore(long firstIndex, long nextIndex);
 
-    /** Keeps the whole log (the default of every memory). */
+    /**
+     * Keeps the whole log (the default of every memory).
+     *
+     * @return the policy that never trims
+     */
     static Retention keepAll() {
         return KeepAll.INSTANCE;
     }
@@ -33,6 +41,8 @@ public interface Retention {
      * may grow to {@code entries} plus a batch of {@code max(8, entries / 4)} entries before it is
      * trimmed back to {@code entries}.
      *
+     * @param entries how many of the newest entries to keep (at least 1)
+     * @return a policy that keeps at least the newest {@code entries} entries
      * @throws IllegalArgumentException if {@code entries < 1}
      */
     static Retention keepLast(int entries) {
@@ -53,7 +63,11 @@ public interface Retention {
         };
     }
 
-    /** Whether this policy ever trims; memories skip all retention work when it does not. */
+    /**
+     * Whether this policy ever trims; memories skip all retention work when it does not.
+     *
+     * @return whether this policy ever trims; memories skip all retention work when it does not
+     */
     default boolean trims() {
         return true;
     }

@@ -1,5 +1,9 @@
 package io.github.memorypack.core;
 
+import java.util.HashMap;
+import java.util.Map;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -27,6 +31,8 @@ import java.util.Base64;
  * <p>Stores accept exactly the ids this mapping produces — plain ids, and {@code ~} or {@code ~~}
  * followed by 1–126 base64url characters — and reject anything else with an
  * {@link IllegalArgumentException} before any I/O: no path traversal, no key-pattern widening.
+ *
+ * <p>Stateless and thread-safe.
  */
 public final class SessionIds {
 
@@ -45,6 +51,8 @@ public final class SessionIds {
     /**
      * The session id of a memory id (see the mapping above).
      *
+     * @param memoryId the memory id: any non-null object
+     * @return the session id of a memory id (see the mapping above)
      * @throws IllegalArgumentException if {@code memoryId} is null
      */
     public static String of(Object memoryId) {
@@ -68,10 +76,37 @@ public final class SessionIds {
     }
 
     /**
+     * After an append under a hashed session id: keeps the memory id's text in the session's state
+     * (once), so {@link #memoryId} can give it back. The append is already acknowledged, so a store
+     * failure here is logged, not thrown; the next append tries again.
+     */
+    static void remember(SessionStore store, String sessionId, Object memoryId) {
+        try {
+            while (true) {
+                SessionState state = store.state(sessionId);
+                if (state.attributes().containsKey(MEMORY_ID_ATTRIBUTE)) {
+                    return;
+                }
+                Map<String, String> attributes = new HashMap<>(state.attributes());
+                attributes.put(MEMORY_ID_ATTRIBUTE, String.valueOf(memoryId));
+                if (store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes)).isPresent()) {
+                    return;
+                }
+            }
+        } catch (StoreException e) {
+            LoggerFactory.getLogger(SessionIds.class).warn("Session {} could not record its memory id in its state;"
+                    + " the next append tries again", sessionId, e);
+        }
+    }
+
+    /**
      * The text of the memory id that maps to {@code sessionId}: the id itself for a plain id, the
      * decoded text for an encoded one, and for a hashed one the text kept in the session's state
      * (or the session id when the state does not have it).
      *
+     * @param store the store that holds the session's state
+     * @param sessionId a session id
+     * @return the memory id's text
      * @throws IllegalArgumentException if {@code sessionId} is not a valid session id
      */
     public static String memoryId(SessionStore store, String sessionId) {
@@ -88,6 +123,8 @@ public final class SessionIds {
     /**
      * Returns {@code sessionId} unchanged if a store may use it.
      *
+     * @param sessionId the session id to check; may be anything, {@code null} included
+     * @return {@code sessionId}
      * @throws IllegalArgumentException if it is null or not a plain, encoded or hashed session id
      */
     public static String validate(String sessionId) {
@@ -126,7 +163,12 @@ public final class SessionIds {
         return sessionId;
     }
 
-    /** True if {@link #validate(String)} would accept the id. */
+    /**
+     * True if {@link #validate(String)} would accept the id.
+     *
+     * @param sessionId the session id to check; may be anything, {@code null} included
+     * @return true if {@link #validate(String)} would accept the id
+     */
     public static boolean isValid(String sessionId) {
         try {
             validate(sessionId);
@@ -139,8 +181,10 @@ public final class SessionIds {
     /**
      * Checks an idempotency key as every store must before any I/O: {@code null} (no key) is allowed.
      *
+     * @param key the key, or {@code null} for none
      * @return the key
-     * @throws IllegalArgumentException if it is blank or longer than {@link SessionStore#MAX_IDEMPOTENCY_KEY_LENGTH}
+     * @throws IllegalArgumentException if it is blank or longer than {@link
+     *                                  SessionStore#MAX_IDEMPOTENCY_KEY_LENGTH}
      */
     public static String checkIdempotencyKey(String key) {
         if (key != null && (key.isBlank() || key.length() > SessionStore.MAX_IDEMPOTENCY_KEY_LENGTH)) {
@@ -183,7 +227,14 @@ public final class SessionIds {
 
     /** UTF-16 code units as big-endian bytes: exact for any text, lone surrogates included. */
     private static byte[] exactBytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_16BE);
+        // not String.getBytes(UTF_16BE): an encoder replaces a lone surrogate, so two texts would share a hash
+        byte[] bytes = new byte[text.length() * 2];
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            bytes[2 * i] = (byte) (c >>> 8);
+            bytes[2 * i + 1] = (byte) c;
+        }
+        return bytes;
     }
 
     private static byte[] sha256(byte[] bytes) {

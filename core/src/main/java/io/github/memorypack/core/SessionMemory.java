@@ -31,44 +31,71 @@ final class SessionMemory {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMemory.class);
     private static final AtomicBoolean WARNED_UNSCOPED = new AtomicBoolean();
 
+    // Per memory: the id, its session id, the settings every memory of the builder or provider shares
+    // and three small fields. AiServices keeps a memory object per id until it is evicted, so a server
+    // that has seen 100,000 sessions holds 100,000 of these; views live in the bounded ViewCache.
     private final Object id;
     private final String sessionId;
-    private final SessionStore store;
-    private final TokenCountEstimator tokenizer;
-    private final ViewRules rules;
-    private final Retention retention;
-    private final MemoryListener listener;
-    private final String strategy;
-    private final Clock clock;
-    private final Duration openTurnTimeout;
-    private final ViewCache cache;
-    private final TokenAccounting accounting;
-    private final boolean calibrate;
-    // identifies this session of this store for the turns a thread or request has open in it
-    private final SessionKey turnKey;
+    private final Shared shared;
     private volatile long firstRetained = -1;
     private volatile boolean tagged;
     // where this memory last knew a chunked window to start, so the state is read only when it moves
     private volatile long anchor = Long.MIN_VALUE;
 
-    SessionMemory(Object id, MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
+    SessionMemory(Object id, Shared shared) {
         this.id = Objects.requireNonNull(id, "id");
         this.sessionId = SessionIds.of(id);
-        this.store = settings.store();
-        this.tokenizer = tokenizer;
-        this.rules = rules;
-        this.retention = settings.retention();
-        this.listener = settings.listener();
-        this.strategy = strategy;
-        this.clock = settings.clock();
-        this.openTurnTimeout = settings.openTurnTimeout();
-        this.cache = settings.viewCache();
-        this.accounting = settings.accounting();
-        this.calibrate = settings.calibrates();
-        this.turnKey = new SessionKey(store, sessionId);
+        this.shared = Objects.requireNonNull(shared, "shared");
     }
 
+    /**
+     * What every memory of one builder or provider shares (store, rules, listener, cache, ...): made
+     * once by {@link MemorySettings#sessionMemory}, not once per memory.
+     */
+    static final class Shared {
+        final SessionStore store;
+        final TokenCountEstimator tokenizer;
+        final ViewRules rules;
+        final Retention retention;
+        final MemoryListener listener;
+        final String strategy;
+        final Clock clock;
+        final Duration openTurnTimeout;
+        final ViewCache cache;
+        final TokenAccounting accounting;
+        final boolean calibrate;
+
+        Shared(MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
+            this.store = settings.store();
+            this.tokenizer = tokenizer;
+            this.rules = rules;
+            this.retention = settings.retention();
+            this.listener = settings.listener();
+            this.strategy = strategy;
+            this.clock = settings.clock();
+            this.openTurnTimeout = settings.openTurnTimeout();
+            this.cache = settings.viewCache();
+            this.accounting = settings.accounting();
+            this.calibrate = settings.calibrates();
+        }
+
+        /** True if a memory made with these arguments would get the same shared settings. */
+        boolean matches(ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
+            return this.rules == rules && this.tokenizer == tokenizer && this.strategy.equals(strategy);
+        }
+    }
+
+    /** Identifies this session of this store for the turns a thread or request has open in it. */
     private record SessionKey(SessionStore store, String sessionId) {
+    }
+
+    private SessionKey turnKey() {
+        return new SessionKey(shared.store, sessionId);
+    }
+
+    /** The settings this memory shares with every memory of its builder or provider. */
+    Shared shared() {
+        return shared;
     }
 
     Object id() {
@@ -80,19 +107,19 @@ final class SessionMemory {
     }
 
     SessionStore store() {
-        return store;
+        return shared.store;
     }
 
     ViewRules rules() {
-        return rules;
+        return shared.rules;
     }
 
     Clock clock() {
-        return clock;
+        return shared.clock;
     }
 
     SessionState state() {
-        return store.state(sessionId);
+        return shared.store.state(sessionId);
     }
 
     // ---------------------------------------------------------------- appends
@@ -108,7 +135,7 @@ final class SessionMemory {
      */
     List<ChatMessage> add(List<ChatMessage> messages) {
         RequestScope scope = RequestScope.activeOrThread();
-        SessionState state = store.state(sessionId);
+        SessionState state = shared.store.state(sessionId);
         SystemMessage system = null;
         boolean systemChanged = false;
         String summaryText = null;
@@ -148,7 +175,11 @@ final class SessionMemory {
         if (batch.isEmpty() && summaryText == null) {
             return conversation;
         }
-        List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
+        List<Entry> stored = batch.isEmpty() ? List.of()
+                : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
+        if (SessionIds.isHashed(sessionId) && !state.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
+            SessionIds.remember(shared.store, sessionId, id);
+        }
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
             for (Entry entry : stored) {
@@ -157,7 +188,7 @@ final class SessionMemory {
                 }
             }
             long coveredUntil = summaryAt < 0 ? -1
-                    : summaryAt < stored.size() ? stored.get(summaryAt).index() : store.nextIndex(sessionId);
+                    : summaryAt < stored.size() ? stored.get(summaryAt).index() : shared.store.nextIndex(sessionId);
             updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
@@ -167,14 +198,14 @@ final class SessionMemory {
         Map<String, String> metadata = new HashMap<>(4);
         String turn;
         if (message instanceof UserMessage) {
-            String previous = scope.endedBy(turnKey);
+            String previous = scope.endedBy(turnKey());
             if (previous != null) {
                 metadata.put(Records.AFTER, previous);
             }
-            turn = scope.startTurn(turnKey);
+            turn = scope.startTurn(turnKey());
             tagged = true;
         } else {
-            turn = scope.turn(turnKey);
+            turn = scope.turn(turnKey());
             if (turn == null && tagged && RequestScope.active() == null && !(message instanceof SystemMessage)
                     && WARNED_UNSCOPED.compareAndSet(false, true)) {
                 LOG.warn("A {} was added to chat memory {} from a thread that did not add the turn's user message"
@@ -184,7 +215,7 @@ final class SessionMemory {
                         + " threads. (Logged once.)", message.type(), sessionId);
             }
             if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
-                scope.endTurn(turnKey);
+                scope.endTurn(turnKey());
             }
         }
         if (turn != null) {
@@ -198,7 +229,7 @@ final class SessionMemory {
     }
 
     private int count(ChatMessage message) {
-        return tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInMessage(message);
+        return shared.tokenizer == null ? Entry.UNKNOWN_TOKENS : shared.tokenizer.estimateTokenCountInMessage(message);
     }
 
     /**
@@ -221,7 +252,7 @@ final class SessionMemory {
      */
     private void updateState(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
         while (true) {
-            SessionState state = store.state(sessionId);
+            SessionState state = shared.store.state(sessionId);
             SessionState next = state;
             Map<String, String> attributes = new HashMap<>(state.attributes());
             if (system != null) {
@@ -233,10 +264,10 @@ final class SessionMemory {
                 // a summary coming back (after clear(), or edited through set()): it covers what it covered,
                 // or, when the state has none any more, everything before the messages that follow it
                 long covers = old != null ? old.coveredUntil() : Math.max(0, coveredUntil);
-                next = next.withSummary(new Summary(summaryText, covers, Entry.UNKNOWN_TOKENS, clock.instant()));
+                next = next.withSummary(new Summary(summaryText, covers, Entry.UNKNOWN_TOKENS, shared.clock.instant()));
             }
             next = next.withAttributes(attributes);
-            if (next.equals(state) || store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
+            if (next.equals(state) || shared.store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
                 return;
             }
         }
@@ -245,7 +276,7 @@ final class SessionMemory {
     // ---------------------------------------------------------------- views
 
     Dialogue.Context context(RequestScope scope) {
-        return new Dialogue.Context(clock.instant(), openTurnTimeout, scope);
+        return new Dialogue.Context(shared.clock.instant(), shared.openTurnTimeout, scope);
     }
 
     /**
@@ -255,27 +286,28 @@ final class SessionMemory {
      * still take older turns.
      */
     View tail(ViewLimit limit, int firstRead) {
-        SessionState state = store.state(sessionId);
+        SessionState state = shared.store.state(sessionId);
         RequestScope scope = RequestScope.active();
         boolean cacheable = scope == null || scope.requestId() == null;
         if (cacheable) {
-            View previous = cache.get(this);
+            View previous = shared.cache.get(this);
             if (previous != null && previous.extendable()) {
-                List<Entry> fresh = store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
+                List<Entry> fresh = shared.store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
                 if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
-                    Optional<View> extended = rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
+                    Optional<View> extended =
+                            shared.rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
                     if (extended.isPresent()) {
-                        cache.put(this, extended.get());
+                        shared.cache.put(this, extended.get());
                         return extended.get();
                     }
                 }
             }
         }
-        View view = readTail(state, limit, Math.max(firstRead, cache.readHint(this)), context(scope));
+        View view = readTail(state, limit, Math.max(firstRead, shared.cache.readHint(this)), context(scope));
         if (cacheable) {
-            cache.put(this, view);
+            shared.cache.put(this, view);
         } else {
-            cache.remove(this);
+            shared.cache.remove(this);
         }
         return view;
     }
@@ -283,11 +315,11 @@ final class SessionMemory {
     private View readTail(SessionState state, ViewLimit limit, int firstRead, Dialogue.Context context) {
         int count = Math.max(1, firstRead);
         while (true) {
-            List<Entry> entries = store.readLast(sessionId, count);
+            List<Entry> entries = shared.store.readLast(sessionId, count);
             boolean fromStart = entries.size() < count;
-            View view = rules.render(state, entries, fromStart, limit, context);
+            View view = shared.rules.render(state, entries, fromStart, limit, context);
             if (!view.needsOlderEntries() || fromStart || count == Integer.MAX_VALUE) {
-                cache.hint(this, count);
+                shared.cache.hint(this, count);
                 return view;
             }
             count = count > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE : count * 2;
@@ -296,17 +328,17 @@ final class SessionMemory {
 
     /** The dialogue of every entry from {@code fromIndex} on, for the calling thread. */
     Dialogue dialogueFrom(SessionState state, long fromIndex) {
-        List<Entry> entries = store.read(sessionId, fromIndex, Integer.MAX_VALUE);
+        List<Entry> entries = shared.store.read(sessionId, fromIndex, Integer.MAX_VALUE);
         return Dialogue.of(state, entries, true, context(RequestScope.active()));
     }
 
     MemoryListener listener() {
-        return listener;
+        return shared.listener;
     }
 
     /** The ledger, or {@code null}. */
     TokenAccounting accounting() {
-        return accounting;
+        return shared.accounting;
     }
 
     /**
@@ -315,20 +347,20 @@ final class SessionMemory {
      * only when the factor really moves), else as it is.
      */
     int calibrated(int tokens) {
-        if (!calibrate) {
+        if (!shared.calibrate) {
             return tokens;
         }
-        double factor = Math.round(accounting.calibrationFactor(sessionId) * 100) / 100.0;
+        double factor = Math.round(shared.accounting.calibrationFactor(sessionId) * 100) / 100.0;
         return Math.max(1, (int) Math.floor(tokens / factor));
     }
 
     /** The factor token counts are multiplied by for budget decisions: the session's when calibrating, else 1. */
     double calibrationFactor() {
-        return calibrate ? accounting.calibrationFactor(sessionId) : 1.0;
+        return shared.calibrate ? shared.accounting.calibrationFactor(sessionId) : 1.0;
     }
 
     String strategy() {
-        return strategy;
+        return shared.strategy;
     }
 
     /** Tells the listener about the view (and its overflow, if any), and applies retention below what it shows. */
@@ -336,13 +368,14 @@ final class SessionMemory {
         if (view.limit().isChunked()) {
             keepAnchor(view);
         }
-        if (accounting != null) {
-            accounting.bind(sessionId, strategy);
+        if (shared.accounting != null) {
+            shared.accounting.bind(sessionId, shared.strategy);
         }
-        if (listener != MemoryListener.logging() && listener != MemoryListener.NONE) {
-            listener.onView(new MemoryListener.ViewShown(sessionId, strategy, view.messages().size(), tokens(view)));
+        if (shared.listener != MemoryListener.logging() && shared.listener != MemoryListener.NONE) {
+            shared.listener.onView(new MemoryListener.ViewShown(sessionId, shared.strategy, view.messages().size(),
+                    tokens(view)));
         }
-        view.overflow(sessionId).ifPresent(listener::onOverflow);
+        view.overflow(sessionId).ifPresent(shared.listener::onOverflow);
         if (view.firstIndex() >= 0) {
             retain(view.firstIndex());
         }
@@ -358,7 +391,7 @@ final class SessionMemory {
             return;
         }
         String key = view.limit().anchorKey();
-        SessionState state = store.state(sessionId);
+        SessionState state = shared.store.state(sessionId);
         anchor = cut;
         if (Records.longAttribute(state, key, -1) == cut) {
             return;
@@ -366,11 +399,11 @@ final class SessionMemory {
         Map<String, String> attributes = new HashMap<>(state.attributes());
         attributes.put(key, Long.toString(cut));
         try {
-            store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes));
+            shared.store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes));
         } catch (StoreException e) {
             LOG.warn("could not store where the window of chat memory {} starts; the next view retries", sessionId, e);
         }
-        cache.remove(this);
+        shared.cache.remove(this);
     }
 
     /** The view's size in tokens from stored counts (its own when it counted tokens), or -1 without counts. */
@@ -378,7 +411,7 @@ final class SessionMemory {
         if (view.limit().countsTokens()) {
             return view.size();
         }
-        if (tokenizer == null) {
+        if (shared.tokenizer == null) {
             return -1;
         }
         List<ChatMessage> messages = view.messages();
@@ -387,11 +420,11 @@ final class SessionMemory {
         while (pinned < messages.size() && sources.get(pinned) == null) {
             pinned++;
         }
-        long tokens = rules.pinnedTokens(messages.subList(0, pinned)); // counted once per system message and summary
+        long tokens = shared.rules.pinnedTokens(messages.subList(0, pinned)); // counted once per system message and summary
         for (int i = pinned; i < messages.size(); i++) {
             Entry source = sources.get(i);
             tokens += source != null && source.hasTokenCount() && source.message() == messages.get(i)
-                    ? source.tokenCount() : tokenizer.estimateTokenCountInMessage(messages.get(i));
+                    ? source.tokenCount() : shared.tokenizer.estimateTokenCountInMessage(messages.get(i));
         }
         return tokens;
     }
@@ -417,7 +450,7 @@ final class SessionMemory {
      */
     void set(Iterable<ChatMessage> messages, View current) {
         List<ChatMessage> list = checkedList(messages, true);
-        SessionState state = store.state(sessionId);
+        SessionState state = shared.store.state(sessionId);
         List<ChatMessage> shown = current.messages();
         List<Entry> sources = current.sources();
         int pinned = 0;
@@ -496,7 +529,8 @@ final class SessionMemory {
         if (systemChanged) {
             batch.add(newEntry(system, scope));
         }
-        List<Entry> stored = batch.isEmpty() ? List.of() : store.append(sessionId, batch, scope.nextKey(sessionId));
+        List<Entry> stored = batch.isEmpty() ? List.of()
+                : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
         if (systemChanged || summaryChanged) {
             long systemIndex = systemChanged ? stored.get(stored.size() - 1).index() : -1;
             updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
@@ -517,10 +551,11 @@ final class SessionMemory {
      */
     void clear() {
         RequestScope scope = RequestScope.activeOrThread();
-        List<Entry> stored = store.append(sessionId, List.of(NewEntry.of(Records.clear(), 0)), scope.nextKey(sessionId));
+        List<Entry> stored = shared.store.append(sessionId, List.of(NewEntry.of(Records.clear(), 0)),
+                scope.nextKey(sessionId));
         long index = stored.get(stored.size() - 1).index();
         while (true) {
-            SessionState state = store.state(sessionId);
+            SessionState state = shared.store.state(sessionId);
             if (Records.longAttribute(state, Records.CLEARED_AT, -1) >= index) {
                 break;
             }
@@ -528,11 +563,11 @@ final class SessionMemory {
             attributes.put(Records.CLEARED_AT, Long.toString(index));
             attributes.put(Records.SYSTEM_INDEX, Long.toString(index));
             SessionState next = state.withSystemMessage(null).withSummary(null).withAttributes(attributes);
-            if (store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
+            if (shared.store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
                 break;
             }
         }
-        cache.remove(this);
+        shared.cache.remove(this);
         firstRetained = -1;
         retain(index + 1);
     }
@@ -544,20 +579,20 @@ final class SessionMemory {
      * any view of this memory still needs).
      */
     void retain(long neededFrom) {
-        if (!retention.trims()) {
+        if (!shared.retention.trims()) {
             return;
         }
         long first = firstRetained;
         if (first < 0) {
-            List<Entry> oldest = store.read(sessionId, 0, 1);
+            List<Entry> oldest = shared.store.read(sessionId, 0, 1);
             if (oldest.isEmpty()) {
                 return;
             }
             first = oldest.get(0).index();
         }
-        long cut = Math.min(retention.trimBefore(first, store.nextIndex(sessionId)), neededFrom);
+        long cut = Math.min(shared.retention.trimBefore(first, shared.store.nextIndex(sessionId)), neededFrom);
         if (cut > first) {
-            store.trim(sessionId, cut);
+            shared.store.trim(sessionId, cut);
             first = cut;
         }
         firstRetained = first;

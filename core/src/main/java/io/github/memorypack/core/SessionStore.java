@@ -2,6 +2,7 @@ package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -38,8 +39,60 @@ public interface SessionStore extends ChatMemoryStore {
     int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
     /**
+     * A session store over any LangChain4j {@link ChatMemoryStore}: {@code store} itself when it is
+     * already a {@link SessionStore}, otherwise an adapter (timestamps from the system UTC clock) that
+     * keeps the log and its bookkeeping inside the messages that store holds. The memories' builders
+     * ({@code chatMemoryStore(…)}) do this themselves; call it to use such a store directly.
+     *
+     * <p>The adapter keeps the rules above within its own limits, because a plain
+     * {@code ChatMemoryStore} can only replace a whole list:
+     * <ul>
+     *   <li>The wrapped list for a session holds one hidden {@code CustomMessage} record (next index,
+     *       state, and per message its entry id, timestamp, token count, metadata and idempotency key)
+     *       followed by the retained messages; no read of the adapter returns the record. A list
+     *       written by other code is adopted as entries {@code 0..n-1} with name-based ids, timestamp
+     *       {@link java.time.Instant#EPOCH} and unknown token counts.</li>
+     *   <li>Every write rewrites the whole list with {@link ChatMemoryStore#updateMessages}: an append
+     *       costs I/O in proportion to the session's size, and is as atomic as that call.</li>
+     *   <li>Atomicity and "no lost appends" hold only between callers of one adapter instance
+     *       (per-session locks in this process); two processes, or two adapters over one store, can
+     *       overwrite each other.</li>
+     *   <li>{@link #sessions()} knows only the sessions this instance has written, or read while they
+     *       carried the record.</li>
+     *   <li>A list changed behind the adapter's back so that messages and record no longer match makes
+     *       it throw {@link StoreException} rather than guess.</li>
+     * </ul>
+     * Use a native backend (file, Redis, JDBC) when these limits matter.
+     *
+     * @param store the store to run on
+     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
+     * @throws IllegalArgumentException if {@code store} is null
+     */
+    static SessionStore of(ChatMemoryStore store) {
+        return of(store, Clock.systemUTC());
+    }
+
+    /**
+     * {@link #of(ChatMemoryStore)} with the adapter's entry timestamps taken from {@code clock}.
+     *
+     * @param store the store to run on
+     * @param clock where the adapter's entry timestamps come from (unused when {@code store} is a
+     *              {@code SessionStore}, which has its own)
+     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
+     * @throws IllegalArgumentException if {@code store} or {@code clock} is null
+     */
+    static SessionStore of(ChatMemoryStore store, Clock clock) {
+        if (store == null || clock == null) {
+            throw new IllegalArgumentException("store and clock must not be null");
+        }
+        return store instanceof SessionStore sessionStore ? sessionStore : ChatMemoryStoreAdapter.of(store, clock);
+    }
+
+    /**
      * Atomically appends entries to the end of a session's log.
      *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the entries to append, oldest first; may be empty
      * @param idempotencyKey {@code null}, or a key (for example a request id) that makes the append
      *                       happen at most once per session: when the session already holds entries
      *                       appended under this key, nothing is stored and those entries are returned
@@ -50,7 +103,13 @@ public interface SessionStore extends ChatMemoryStore {
      */
     List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey);
 
-    /** {@link #append(String, List, String)} without an idempotency key. */
+    /**
+     * {@link #append(String, List, String)} without an idempotency key.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the entries to append, oldest first; may be empty
+     * @return the stored entries, with their indices, ids and timestamps
+     */
     default List<Entry> append(String sessionId, List<NewEntry> entries) {
         return append(sessionId, entries, null);
     }
@@ -58,21 +117,45 @@ public interface SessionStore extends ChatMemoryStore {
     /**
      * Reads up to {@code maxCount} entries with {@code index >= fromIndex}, oldest first. Entries
      * removed by {@link #trim} are skipped.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param fromIndex the first index to read
+     * @param maxCount the most entries to return, at least 0
+     * @return the entries, oldest first; empty for an unknown session
      */
     List<Entry> read(String sessionId, long fromIndex, int maxCount);
 
-    /** Reads the last {@code count} retained entries (fewer if the log is shorter), oldest first. */
+    /**
+     * Reads the last {@code count} retained entries (fewer if the log is shorter), oldest first.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param count how many of the newest entries to read (at least 0)
+     * @return the entries, oldest first; empty for an unknown session
+     */
     List<Entry> readLast(String sessionId, int count);
 
-    /** The index the next appended entry will get: 0 for an unknown session. */
+    /**
+     * The index the next appended entry will get: 0 for an unknown session.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the index the next appended entry will get: 0 for an unknown session
+     */
     long nextIndex(String sessionId);
 
-    /** The session's state; {@link SessionState#EMPTY} for an unknown session. */
+    /**
+     * The session's state; {@link SessionState#EMPTY} for an unknown session.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @return the session's state; {@link SessionState#EMPTY} for an unknown session
+     */
     SessionState state(String sessionId);
 
     /**
      * Stores {@code newState} if the current state's version is {@code expectedVersion}.
      *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param expectedVersion the version the current state must have
+     * @param newState the state to store; its version is ignored (the store assigns the next one)
      * @return the stored state (its version is {@code expectedVersion + 1}), or empty if another
      *         writer got there first
      */
@@ -82,16 +165,32 @@ public interface SessionStore extends ChatMemoryStore {
      * Atomically replaces every entry of the session's log with {@code entries} (indices continue
      * from {@link #nextIndex}; idempotency keys of removed entries are forgotten). The state is left
      * as it is.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param entries the new entries, oldest first; may be empty
      */
     void replace(String sessionId, List<NewEntry> entries);
 
-    /** Removes the entries with {@code index < beforeIndex}; later indices are unchanged. */
+    /**
+     * Removes the entries with {@code index < beforeIndex}; later indices are unchanged.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     * @param beforeIndex entries with a smaller index are removed
+     */
     void trim(String sessionId, long beforeIndex);
 
-    /** The ids of all sessions that have entries or state, sorted. */
+    /**
+     * The ids of all sessions that have entries or state, sorted.
+     *
+     * @return the ids of all sessions that have entries or state, sorted
+     */
     List<String> sessions();
 
-    /** Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing. */
+    /**
+     * Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing.
+     *
+     * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
+     */
     void delete(String sessionId);
 
     /** All retained messages of the session, oldest first. */
@@ -113,7 +212,10 @@ public interface SessionStore extends ChatMemoryStore {
     @Override
     default void updateMessages(Object memoryId, List<ChatMessage> messages) {
         String sessionId = SessionIds.of(memoryId);
-        List<ChatMessage> stored = getMessages(sessionId);
+        List<ChatMessage> stored = new ArrayList<>();
+        for (Entry entry : read(sessionId, 0, Integer.MAX_VALUE)) { // by session id: it is not a memory id
+            stored.add(entry.message());
+        }
         boolean extendsStored = messages.size() >= stored.size()
                 && messages.subList(0, stored.size()).equals(stored);
         List<NewEntry> entries = new ArrayList<>();
@@ -126,6 +228,9 @@ public interface SessionStore extends ChatMemoryStore {
             }
         } else {
             replace(sessionId, entries);
+        }
+        if (SessionIds.isHashed(sessionId) && !entries.isEmpty()) {
+            SessionIds.remember(this, sessionId, memoryId);
         }
     }
 

@@ -22,24 +22,52 @@ public final class SummarizationException extends MemoryPackException {
         TIMED_OUT
     }
 
+    /** Why no usable summary was produced. */
     private final Reason reason;
+    /** How many attempts were made. */
     private final int attempts;
 
+    /**
+     * An exception with its cause.
+     *
+     * @param reason   why no usable summary was produced
+     * @param attempts how many attempts were made (1 when the summarizer does not retry)
+     * @param message  what went wrong
+     * @param cause    what the summarizer or its model threw, or {@code null}
+     * @throws NullPointerException if {@code reason} is null
+     */
     public SummarizationException(Reason reason, int attempts, String message, Throwable cause) {
         super(message, cause);
         this.reason = Objects.requireNonNull(reason, "reason");
         this.attempts = attempts;
     }
 
+    /**
+     * An exception without a cause (the summarizer returned an unusable text).
+     *
+     * @param reason   why no usable summary was produced
+     * @param attempts how many attempts were made (1 when the summarizer does not retry)
+     * @param message  what went wrong
+     * @throws NullPointerException if {@code reason} is null
+     */
     public SummarizationException(Reason reason, int attempts, String message) {
         this(reason, attempts, message, null);
     }
 
+    /**
+     * Why no usable summary was produced.
+     *
+     * @return the reason
+     */
     public Reason reason() {
         return reason;
     }
 
-    /** How many attempts were made before giving up (1 when the summarizer does not retry). */
+    /**
+     * How many attempts were made before giving up (1 when the summarizer does not retry).
+     *
+     * @return how many attempts were made before giving up (1 when the summarizer does not retry)
+     */
     public int attempts() {
         return attempts;
     }

@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
@@ -46,7 +45,7 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * ChatMemory memory = SummaryChatMemory.builder()
- *         .id("user-42").chatMemoryStore(store).summarizer(LlmSummarizer.of(cheapModel)).build();
+ *         .id("user-42").chatMemoryStore(store).summarizer(Summarizer.llm(cheapModel)).build();
  * }</pre>
  */
 public final class SummaryChatMemory implements ChatMemory {
@@ -77,7 +76,11 @@ public final class SummaryChatMemory implements ChatMemory {
         ceiling();
     }
 
-    /** A builder; only the {@link Builder#summarizer} is required. */
+    /**
+     * A builder; only the {@link Builder#summarizer} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -130,7 +133,11 @@ public final class SummaryChatMemory implements ChatMemory {
         engine.clear();
     }
 
-    /** The summary the view shows, if any. */
+    /**
+     * The summary the view shows, if any.
+     *
+     * @return the summary the view shows, if any
+     */
     public Optional<Summary> summary() {
         return folds.summary();
     }
@@ -160,7 +167,12 @@ public final class SummaryChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        /**
+         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
+         *
+         * @param id the memory id: any non-null object
+         * @return this builder
+         */
         public Builder id(Object id) {
             settings.id(id);
             return this;
@@ -168,14 +180,22 @@ public final class SummaryChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+         *
+         * @param store the store
+         * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
             return this;
         }
 
-        /** Writes the summaries. Required. */
+        /**
+         * Writes the summaries. Required.
+         *
+         * @param summarizer the summarizer
+         * @return this builder
+         */
         public Builder summarizer(Summarizer summarizer) {
             summarySettings.summarizer(summarizer);
             return this;
@@ -183,8 +203,10 @@ public final class SummaryChatMemory implements ChatMemory {
 
         /**
          * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
-         * summarizer's own cap for {@link LlmSummarizer} and {@link Summarizer#extractive()}, else 1,000.
+         * summarizer's own cap for {@link Summarizer#llm} and {@link Summarizer#extractive()}, else 1,000.
          *
+         * @param maxSummaryTokens the cap on the summary, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public Builder maxSummaryTokens(int maxSummaryTokens) {
@@ -195,6 +217,9 @@ public final class SummaryChatMemory implements ChatMemory {
         /**
          * Folds on this executor instead of inside {@code add()}: the turn never waits for the
          * summarizer, and until the new summary is stored the view is the old one plus every unfolded turn.
+         *
+         * @param executor runs the folds
+         * @return this builder
          */
         public Builder executor(Executor executor) {
             summarySettings.executor(executor);
@@ -205,6 +230,9 @@ public final class SummaryChatMemory implements ChatMemory {
          * How long one summarizer call may take before the fold fails (reported as
          * {@link SummarizationException.Reason#TIMED_OUT}; nothing changes). Bounds how long an
          * inline fold keeps {@code add()} waiting. Default 60 seconds.
+         *
+         * @param timeout the longest one summarizer call may take, positive
+         * @return this builder
          */
         public Builder summarizerTimeout(Duration timeout) {
             summarySettings.timeout(timeout);
@@ -216,6 +244,8 @@ public final class SummaryChatMemory implements ChatMemory {
          * closed turns are cut from the view (the overflow is reported) rather than letting requests
          * grow until the provider rejects them. Off by default.
          *
+         * @param contextTokens the ceiling, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
@@ -224,21 +254,34 @@ public final class SummaryChatMemory implements ChatMemory {
             return this;
         }
 
-        /** {@link #contextTokens(int)} decided per memory id. */
+        /**
+         * {@link #contextTokens(int)} decided per memory id.
+         *
+         * @param contextTokens gives the ceiling for a memory id, in tokens (at least 1)
+         * @return this builder
+         */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = Objects.requireNonNull(contextTokens, "contextTokens");
+            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
             return this;
         }
 
-        /** Where the summary goes in a request; default {@link SummaryMessage.Placement#SYSTEM_MESSAGE}. */
+        /**
+         * Where the summary goes in a request; default {@link SummaryMessage.Placement#SYSTEM_MESSAGE}.
+         *
+         * @param placement where the summary goes
+         * @return this builder
+         */
         public Builder summaryPlacement(SummaryMessage.Placement placement) {
             settings.summaryPlacement(placement);
             return this;
         }
 
         /**
-         * Folds once this many closed turns before the newest are unsummarized (default {@value #DEFAULT_FOLD_EVERY_TURNS}).
+         * Folds once this many closed turns before the newest are unsummarized (default {@value
+         * #DEFAULT_FOLD_EVERY_TURNS}).
          *
+         * @param turns the number of completed turns between folds (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code turns < 1}
          */
         public Builder foldEveryTurns(int turns) {
@@ -246,7 +289,13 @@ public final class SummaryChatMemory implements ChatMemory {
             return this;
         }
 
-        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        /**
+         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
+         * needed.
+         *
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             settings.tokenizer(tokenizer);
             return this;
@@ -255,13 +304,21 @@ public final class SummaryChatMemory implements ChatMemory {
         /**
          * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
          * {@link MemoryListener#logging()}, used only while no listener is added.
+         *
+         * @param listener the listener
+         * @return this builder
          */
         public Builder listener(MemoryListener listener) {
             settings.listener(listener);
             return this;
         }
 
-        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        /**
+         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
+         *
+         * @param retention the retention policy
+         * @return this builder
+         */
         public Builder retention(Retention retention) {
             settings.retention(retention);
             return this;
@@ -270,6 +327,9 @@ public final class SummaryChatMemory implements ChatMemory {
         /**
          * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
          * the memory binds its session for the ledger's listener each time it computes a view.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
             settings.tokenAccounting(accounting);
@@ -280,6 +340,9 @@ public final class SummaryChatMemory implements ChatMemory {
          * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
          * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
          * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
             settings.calibrateWith(accounting);
@@ -290,6 +353,8 @@ public final class SummaryChatMemory implements ChatMemory {
          * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
          * turn (one the model has answered); the log keeps the full result. Off by default.
          *
+         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
@@ -301,6 +366,8 @@ public final class SummaryChatMemory implements ChatMemory {
          * Keeps images only in the newest {@code messages} messages and in open turns; older ones
          * become a short note. Off by default.
          *
+         * @param messages how many of the newest messages keep their images (at least 0)
+         * @return this builder
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
@@ -312,6 +379,9 @@ public final class SummaryChatMemory implements ChatMemory {
          * After this long without a new message, an open turn (a request that never got its answer)
          * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
          * Default 10 minutes.
+         *
+         * @param timeout the age, positive
+         * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
             settings.openTurnTimeout(timeout);
@@ -322,13 +392,21 @@ public final class SummaryChatMemory implements ChatMemory {
          * How many windows (one per session) this builder's memories keep in memory to extend the
          * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
          * shared by every memory that sets none.
+         *
+         * @param views how many views to cache, at least 0
+         * @return this builder
          */
         public Builder viewCacheSize(int views) {
             settings.viewCacheSize(views);
             return this;
         }
 
-        /** The clock for open-turn ages and summary timestamps; default the system UTC clock. */
+        /**
+         * The clock for open-turn ages and summary timestamps; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             settings.clock(clock);
             return this;
@@ -337,6 +415,7 @@ public final class SummaryChatMemory implements ChatMemory {
         /**
          * A memory with these settings.
          *
+         * @return a memory with these settings
          * @throws IllegalStateException if no summarizer is set
          */
         public SummaryChatMemory build() {
@@ -349,6 +428,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store (the default store is created once, here).
          *
+         * @return the provider
          * @throws IllegalStateException if no summarizer is set
          */
         public ChatMemoryProvider provider() {

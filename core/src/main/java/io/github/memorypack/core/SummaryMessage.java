@@ -14,6 +14,8 @@ import java.util.Optional;
  * summary message (LangChain4j's output guardrails re-add every message after {@code clear()})
  * restores it there. A summary message is never stored as a message of the log, and never becomes the
  * application's system message.
+ *
+ * <p>Immutable, so thread-safe.
  */
 public final class SummaryMessage extends SystemMessage {
 
@@ -58,12 +60,21 @@ public final class SummaryMessage extends SystemMessage {
         return new SummaryMessage(application.text() + "\n\n" + HEADER + "\n\n" + summaryText, summaryText, application);
     }
 
-    /** The summary text alone, without the header. */
+    /**
+     * The summary text alone, without the header.
+     *
+     * @return the summary text alone, without the header
+     */
     public String summaryText() {
         return summaryText;
     }
 
-    /** The application's system message this one also holds ({@link Placement#IN_SYSTEM_MESSAGE}); empty otherwise. */
+    /**
+     * The application's system message this one also holds ({@link Placement#IN_SYSTEM_MESSAGE}); empty
+     * otherwise.
+     *
+     * @return the merged system message, or empty
+     */
     public Optional<SystemMessage> applicationSystemMessage() {
         return Optional.ofNullable(applicationMessage);
     }

@@ -2,7 +2,6 @@ package io.github.memorypack.core;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 
 /**
@@ -24,7 +23,7 @@ final class SummarySettings {
     private Clock clock = Clock.systemUTC();
 
     void summarizer(Summarizer summarizer) {
-        this.summarizer = Objects.requireNonNull(summarizer, "summarizer");
+        this.summarizer = MemorySettings.notNull(summarizer, "summarizer");
     }
 
     Summarizer summarizer() {
@@ -36,7 +35,7 @@ final class SummarySettings {
     }
 
     /**
-     * The cap set, else the summarizer's own ({@link LlmSummarizer}, the extractive one), else
+     * The cap set, else the summarizer's own (the LLM one, the extractive one), else
      * {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
      */
     int maxSummaryTokens() {
@@ -53,7 +52,7 @@ final class SummarySettings {
     }
 
     void executor(Executor executor) {
-        this.executor = Objects.requireNonNull(executor, "executor");
+        this.executor = MemorySettings.notNull(executor, "executor");
     }
 
     /** The background executor, or {@code null} for inline folding. */
@@ -70,7 +69,7 @@ final class SummarySettings {
     }
 
     void clock(Clock clock) {
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this.clock = MemorySettings.notNull(clock, "clock");
     }
 
     Clock clock() {

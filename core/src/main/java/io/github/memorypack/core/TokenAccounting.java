@@ -40,7 +40,12 @@ import org.slf4j.LoggerFactory;
  * default); every ratio and the mean are kept within the bounds ({@value #DEFAULT_MIN_FACTOR} to
  * {@value #DEFAULT_MAX_FACTOR} by default), so one odd response cannot swing a budget. 1.0 until a
  * request with reported usage is recorded. Sessions are kept until {@link #forget}. Thread-safe.
+ *
+ * <p>{@link Experimental}: the calibration method, its defaults and the {@link Report} may still
+ * change, and attribution through {@link RequestScope#aiServiceListeners()} rests on LangChain4j's
+ * observability API, itself experimental.
  */
+@Experimental
 public final class TokenAccounting {
 
     /** Requests after which a ratio weighs half as much as a new one, by default. */
@@ -68,12 +73,20 @@ public final class TokenAccounting {
         this.maxFactor = builder.maxFactor;
     }
 
-    /** A ledger with the default half-life and bounds. */
+    /**
+     * A ledger with the default half-life and bounds.
+     *
+     * @return a ledger with the default half-life and bounds
+     */
     public static TokenAccounting create() {
         return builder().build();
     }
 
-    /** A builder for a ledger with another half-life or other bounds. */
+    /**
+     * A builder for a ledger with another half-life or other bounds.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -90,23 +103,43 @@ public final class TokenAccounting {
         ledger(SessionIds.of(memoryId)).request(estimatedPromptTokens, reported, alpha, minFactor, maxFactor);
     }
 
-    /** Records a successful summarizer call: estimated tokens sent to it and returned by it. */
+    /**
+     * Records a successful summarizer call: estimated tokens sent to it and returned by it.
+     *
+     * @param memoryId the memory id: any non-null object
+     * @param inputTokens estimated tokens sent to the summarizer
+     * @param outputTokens estimated tokens it returned
+     */
     public void recordSummarization(Object memoryId, int inputTokens, int outputTokens) {
         ledger(SessionIds.of(memoryId)).summarization(inputTokens, outputTokens);
     }
 
-    /** Records a summarizer call that produced no usable summary. */
+    /**
+     * Records a summarizer call that produced no usable summary.
+     *
+     * @param memoryId the memory id: any non-null object
+     */
     public void recordSummarizationFailure(Object memoryId) {
         ledger(SessionIds.of(memoryId)).failure();
     }
 
-    /** Reported / estimated prompt tokens of the session, weighted to recent requests; 1.0 without data. */
+    /**
+     * Reported / estimated prompt tokens of the session, weighted to recent requests; 1.0 without data.
+     *
+     * @param memoryId the memory id: any non-null object
+     * @return the factor, within the calibration bounds
+     */
     public double calibrationFactor(Object memoryId) {
         Ledger ledger = ledgers.get(SessionIds.of(memoryId));
         return ledger == null ? 1.0 : ledger.factor();
     }
 
-    /** The session's figures so far (all zero for a session never recorded). */
+    /**
+     * The session's figures so far (all zero for a session never recorded).
+     *
+     * @param memoryId the memory id: any non-null object
+     * @return the session's figures so far (all zero for a session never recorded)
+     */
     public Report report(Object memoryId) {
         String id = SessionIds.of(memoryId);
         Ledger ledger = ledgers.get(id);
@@ -118,6 +151,8 @@ public final class TokenAccounting {
      * {@code summary}, {@code summary-buffer}, {@code memory-md}; {@code unknown} for sessions only
      * recorded explicitly), sorted by strategy. A report's session id is the strategy and its
      * calibration factor is the mean over its sessions.
+     *
+     * @return the figures per strategy, sorted by strategy
      */
     public Map<String, Report> reportsByStrategy() {
         Map<String, Report> totals = new TreeMap<>();
@@ -136,12 +171,18 @@ public final class TokenAccounting {
     /**
      * Requests the {@link #listener} saw but could not charge to a session (no request followed by
      * {@link RequestScope#aiServiceListeners()}, no memory bound on that thread).
+     *
+     * @return the number of such requests since this ledger was created
      */
     public long unattributedRequests() {
         return unattributed.get();
     }
 
-    /** Drops a session's figures. */
+    /**
+     * Drops a session's figures.
+     *
+     * @param memoryId the memory id: any non-null object
+     */
     public void forget(Object memoryId) {
         ledgers.remove(SessionIds.of(memoryId));
     }
@@ -156,6 +197,9 @@ public final class TokenAccounting {
      * A listener for the chat model that records every request it can charge to a session (see the
      * class description): the estimate is the {@code tokenizer}'s count of the request's messages,
      * the reported usage is the response's. Failed requests are counted with no reported usage.
+     *
+     * @param tokenizer counts each request's messages for the estimate
+     * @return a new listener
      */
     public ChatModelListener listener(TokenCountEstimator tokenizer) {
         Objects.requireNonNull(tokenizer, "tokenizer");
@@ -221,16 +265,22 @@ public final class TokenAccounting {
      * @param reportedOutputTokens   provider-reported output tokens of those requests
      * @param summarizerCalls        successful summarizer calls
      * @param summarizerFailures     summarizer calls that produced no usable summary
-     * @param summarizerInputTokens  estimated tokens sent to the summarizer (previous summary + folded messages)
+     * @param summarizerInputTokens  estimated tokens sent to the summarizer (previous summary + folded
+     *                               messages)
      * @param summarizerOutputTokens estimated tokens of the summaries it returned
-     * @param calibrationFactor      reported / estimated prompt tokens, weighted to recent requests; 1.0 without data
+     * @param calibrationFactor      reported / estimated prompt tokens, weighted to recent requests; 1.0
+     *                               without data
      */
     public record Report(String sessionId, long requests, long estimatedPromptTokens, long reportedRequests,
                          long reportedPromptTokens, long reportedOutputTokens, long summarizerCalls,
                          long summarizerFailures, long summarizerInputTokens, long summarizerOutputTokens,
                          double calibrationFactor) {
 
-        /** Chat prompt tokens plus summarizer input and output tokens, all estimated. */
+        /**
+         * Chat prompt tokens plus summarizer input and output tokens, all estimated.
+         *
+         * @return the sum
+         */
         public long estimatedTotalTokens() {
             return estimatedPromptTokens + summarizerInputTokens + summarizerOutputTokens;
         }
@@ -267,8 +317,11 @@ public final class TokenAccounting {
         }
 
         /**
-         * After how many requests a ratio weighs half as much as a new one (default {@value #DEFAULT_HALF_LIFE}).
+         * After how many requests a ratio weighs half as much as a new one (default {@value
+         * #DEFAULT_HALF_LIFE}).
          *
+         * @param requests the half-life, in requests (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code requests < 1}
          */
         public Builder calibrationHalfLife(int requests) {
@@ -280,6 +333,9 @@ public final class TokenAccounting {
          * The range every ratio and the factor are kept in (default {@value #DEFAULT_MIN_FACTOR} to
          * {@value #DEFAULT_MAX_FACTOR}).
          *
+         * @param min the lowest factor
+         * @param max the highest factor
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 < min <= 1 <= max}
          */
         public Builder calibrationBounds(double min, double max) {
@@ -292,7 +348,11 @@ public final class TokenAccounting {
             return this;
         }
 
-        /** The ledger. */
+        /**
+         * The ledger.
+         *
+         * @return the ledger
+         */
         public TokenAccounting build() {
             return new TokenAccounting(this);
         }

@@ -52,6 +52,8 @@ public final class Tokenizers {
      * o-series (o1, o3, o4…), cl100k_base for gpt-4, gpt-3.5 and the text-embedding models. Dated or
      * suffixed names ({@code gpt-4o-mini-2024-07-18}) match their family.
      *
+     * @param modelName an OpenAI model name, such as {@code gpt-4o-mini}
+     * @return the model's token counter
      * @throws IllegalArgumentException for a name of no known family; use {@link #o200k()} for other models
      */
     public static TokenCountEstimator forModel(String modelName) {
@@ -69,12 +71,20 @@ public final class Tokenizers {
                 + "'; use Tokenizers.o200k() or Tokenizers.cl100k() for an estimate");
     }
 
-    /** o200k_base: gpt-4o, gpt-4.1, gpt-5, o-series. A sound default estimate for current models. */
+    /**
+     * o200k_base: gpt-4o, gpt-4.1, gpt-5, o-series. A sound default estimate for current models.
+     *
+     * @return an o200k_base counter
+     */
     public static TokenCountEstimator o200k() {
         return O200K;
     }
 
-    /** cl100k_base: gpt-4, gpt-3.5-turbo, text-embedding-3. */
+    /**
+     * cl100k_base: gpt-4, gpt-3.5-turbo, text-embedding-3.
+     *
+     * @return a cl100k_base counter
+     */
     public static TokenCountEstimator cl100k() {
         return CL100K;
     }

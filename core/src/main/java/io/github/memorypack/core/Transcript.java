@@ -20,13 +20,13 @@ import java.util.List;
  * Renders messages as a compact, labelled transcript for summarizers: one line per message (or per
  * tool call), tool arguments and results shortened, media named instead of inlined.
  */
-public final class Transcript {
+final class Transcript {
 
     /** Longest tool argument or result text kept, in characters; longer text is cut with "…". */
-    public static final int MAX_TOOL_TEXT = 300;
+    static final int MAX_TOOL_TEXT = 300;
 
     /** One transcript line: who spoke, and the compacted text. */
-    public record Line(String speaker, String text) {
+    record Line(String speaker, String text) {
         @Override
         public String toString() {
             return speaker + ": " + text;
@@ -37,7 +37,7 @@ public final class Transcript {
     }
 
     /** The transcript as text, one line per {@link Line}. */
-    public static String render(List<ChatMessage> messages) {
+    static String render(List<ChatMessage> messages) {
         StringBuilder out = new StringBuilder();
         for (Line line : lines(messages)) {
             out.append(line).append('\n');
@@ -46,7 +46,7 @@ public final class Transcript {
     }
 
     /** The transcript lines, in message order. */
-    public static List<Line> lines(List<ChatMessage> messages) {
+    static List<Line> lines(List<ChatMessage> messages) {
         List<Line> lines = new ArrayList<>();
         for (ChatMessage message : messages) {
             if (message instanceof UserMessage user) {

@@ -12,10 +12,11 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The view rules every Memory Pack memory shares, written once. Given the {@link Dialogue} a run of
@@ -48,14 +49,22 @@ final class ViewRules {
     static final int TOOL_RESULT_PREVIEW_CHARS = 400;
     /** What replaces an image outside the newest messages. */
     static final String IMAGE_NOTE = "[image omitted: it was shown earlier in the conversation]";
+    /** How many counted system messages and summaries the rules keep (one per active session is enough). */
+    static final int PINNED_COUNTS = 256;
 
     private volatile TokenCountEstimator tokenizer;
     private volatile int replyTokens = -1;
     private final int toolResultPreviewTokens;
     private final int keepImagesInNewest;
     private final SummaryMessage.Placement placement;
-    private final AtomicReference<Counted> systemCount = new AtomicReference<>();
-    private final AtomicReference<Counted> summaryCount = new AtomicReference<>();
+    // token counts of system messages and summaries, counted once each: the rules are shared by every
+    // memory of a provider, so this is bounded (most recently used first kept) rather than one per session
+    private final Map<ChatMessage, Integer> pinnedCounts = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ChatMessage, Integer> eldest) {
+            return size() > PINNED_COUNTS;
+        }
+    };
 
     ViewRules(TokenCountEstimator tokenizer, int toolResultPreviewTokens, int keepImagesInNewest,
               SummaryMessage.Placement placement) {
@@ -136,8 +145,7 @@ final class ViewRules {
     long pinnedTokens(List<ChatMessage> pinned) {
         long size = replyTokens();
         for (ChatMessage message : pinned) {
-            size += countCached(message instanceof SystemMessage && !(message instanceof SummaryMessage)
-                    ? systemCount : summaryCount, message);
+            size += countCached(message);
         }
         return size;
     }
@@ -539,13 +547,25 @@ final class ViewRules {
         return replaced;
     }
 
-    private int countCached(AtomicReference<Counted> cache, ChatMessage message) {
-        Counted counted = cache.get();
-        if (counted == null || !counted.message.equals(message)) {
-            counted = new Counted(message, tokenizer().estimateTokenCountInMessage(message));
-            cache.set(counted);
+    private int countCached(ChatMessage message) {
+        Integer count;
+        synchronized (pinnedCounts) {
+            count = pinnedCounts.get(message);
         }
-        return counted.tokens;
+        if (count == null) {
+            count = tokenizer().estimateTokenCountInMessage(message);
+            synchronized (pinnedCounts) {
+                pinnedCounts.put(message, count);
+            }
+        }
+        return count;
+    }
+
+    /** How many pinned-message counts are held (for tests). */
+    int pinnedCountsHeld() {
+        synchronized (pinnedCounts) {
+            return pinnedCounts.size();
+        }
     }
 
     /** True if {@code message} is one the rules create and never store (a summary, a record). */
@@ -558,15 +578,5 @@ final class ViewRules {
     public String toString() {
         return "ViewRules{tokenizer=" + tokenizer + ", toolResultPreviewTokens=" + toolResultPreviewTokens
                 + ", keepImagesInNewest=" + keepImagesInNewest + ", placement=" + placement + '}';
-    }
-
-    private static final class Counted {
-        final ChatMessage message;
-        final int tokens;
-
-        Counted(ChatMessage message, int tokens) {
-            this.message = message;
-            this.tokens = tokens;
-        }
     }
 }

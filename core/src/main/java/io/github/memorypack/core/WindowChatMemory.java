@@ -8,7 +8,6 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -69,7 +68,12 @@ public final class WindowChatMemory implements ChatMemory {
         currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 
-    /** A window of the last {@code maxMessages} messages on a new in-memory store, as LangChain4j's. */
+    /**
+     * A window of the last {@code maxMessages} messages on a new in-memory store, as LangChain4j's.
+     *
+     * @param maxMessages the limit, in messages (at least 1)
+     * @return a new memory
+     */
     public static WindowChatMemory withMaxMessages(int maxMessages) {
         return builder().maxMessages(maxMessages).build();
     }
@@ -77,12 +81,20 @@ public final class WindowChatMemory implements ChatMemory {
     /**
      * A window of the last {@code maxTokens} tokens, counted with {@code tokenizer}, on a new
      * in-memory store, as LangChain4j's {@code TokenWindowChatMemory.withMaxTokens}.
+     *
+     * @param maxTokens the limit, in tokens (at least 1)
+     * @param tokenizer the token counter
+     * @return a new memory
      */
     public static WindowChatMemory withMaxTokens(int maxTokens, TokenCountEstimator tokenizer) {
         return builder().maxTokens(maxTokens, tokenizer).build();
     }
 
-    /** A builder; exactly one limit must be set. */
+    /**
+     * A builder; exactly one limit must be set.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -189,7 +201,12 @@ public final class WindowChatMemory implements ChatMemory {
         private Builder() {
         }
 
-        /** The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}. */
+        /**
+         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
+         *
+         * @param id the memory id: any non-null object
+         * @return this builder
+         */
         public Builder id(Object id) {
             settings.id(id);
             return this;
@@ -197,29 +214,52 @@ public final class WindowChatMemory implements ChatMemory {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link ChatMemoryStoreAdapter}. Default: a new {@link InMemorySessionStore}.
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+         *
+         * @param store the store
+         * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
             settings.chatMemoryStore(store);
             return this;
         }
 
-        /** Shows at most {@code maxMessages} messages, the pinned system message included. */
+        /**
+         * Shows at most {@code maxMessages} messages, the pinned system message included.
+         *
+         * @param maxMessages the limit, in messages (at least 1)
+         * @return this builder
+         */
         public Builder maxMessages(int maxMessages) {
             return fixed(MemoryListener.Overflow.Unit.MESSAGES, maxMessages);
         }
 
-        /** {@link #maxMessages(int)} decided per memory id, checked when a memory is built and at every read. */
+        /**
+         * {@link #maxMessages(int)} decided per memory id, checked when a memory is built and at every read.
+         *
+         * @param maxMessages gives the limit for a memory id (at least 1)
+         * @return this builder
+         */
         public Builder dynamicMaxMessages(Function<Object, Integer> maxMessages) {
             return dynamic(MemoryListener.Overflow.Unit.MESSAGES, maxMessages);
         }
 
-        /** Shows at most {@code maxTurns} turns (a user message and what belongs to it). */
+        /**
+         * Shows at most {@code maxTurns} turns (a user message and what belongs to it).
+         *
+         * @param maxTurns the limit, in turns (at least 1)
+         * @return this builder
+         */
         public Builder maxTurns(int maxTurns) {
             return fixed(MemoryListener.Overflow.Unit.TURNS, maxTurns);
         }
 
-        /** {@link #maxTurns(int)} decided per memory id. */
+        /**
+         * {@link #maxTurns(int)} decided per memory id.
+         *
+         * @param maxTurns gives the limit for a memory id (at least 1)
+         * @return this builder
+         */
         public Builder dynamicMaxTurns(Function<Object, Integer> maxTurns) {
             return dynamic(MemoryListener.Overflow.Unit.TURNS, maxTurns);
         }
@@ -227,23 +267,44 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * Shows at most {@code maxTokens} tokens, counting the whole request (system message,
          * messages and reply priming) with the {@link #tokenizer} (default: {@link Tokenizers#o200k()}).
+         *
+         * @param maxTokens the limit, in tokens (at least 1)
+         * @return this builder
          */
         public Builder maxTokens(int maxTokens) {
             return fixed(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
-        /** {@link #maxTokens(int)} counted with {@code tokenizer}, as LangChain4j's {@code TokenWindowChatMemory}. */
+        /**
+         * {@link #maxTokens(int)} counted with {@code tokenizer}, as LangChain4j's {@code
+         * TokenWindowChatMemory}.
+         *
+         * @param maxTokens the limit, in tokens (at least 1)
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder maxTokens(int maxTokens, TokenCountEstimator tokenizer) {
             tokenizer(tokenizer);
             return fixed(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
-        /** {@link #maxTokens(int)} decided per memory id. */
+        /**
+         * {@link #maxTokens(int)} decided per memory id.
+         *
+         * @param maxTokens gives the limit for a memory id, in tokens (at least 1)
+         * @return this builder
+         */
         public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens) {
             return dynamic(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
         }
 
-        /** {@link #dynamicMaxTokens(Function)} counted with {@code tokenizer}. */
+        /**
+         * {@link #dynamicMaxTokens(Function)} counted with {@code tokenizer}.
+         *
+         * @param maxTokens gives the limit for a memory id, in tokens (at least 1)
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder dynamicMaxTokens(Function<Object, Integer> maxTokens, TokenCountEstimator tokenizer) {
             tokenizer(tokenizer);
             return dynamic(MemoryListener.Overflow.Unit.TOKENS, maxTokens);
@@ -256,6 +317,8 @@ public final class WindowChatMemory implements ChatMemory {
          * bill at a fraction of the price; a sliding window (the default, as LangChain4j's) changes
          * everything after the system message on every request. Where the window starts is kept in
          * the session state, so every instance and a restarted one keep the same prefix.
+         *
+         * @return this builder
          */
         public Builder chunkedEviction() {
             return chunkedEviction(DEFAULT_LOW_WATERMARK);
@@ -264,6 +327,8 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * {@link #chunkedEviction()} dropping to {@code lowWatermark} of the limit.
          *
+         * @param lowWatermark the share of the limit the window drops to, at least 0 and below 1
+         * @return this builder
          * @throws IllegalArgumentException unless {@code 0 <= lowWatermark < 1}
          */
         public Builder chunkedEviction(double lowWatermark) {
@@ -277,12 +342,21 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * Accepted for LangChain4j compatibility. The system message is always kept first here: it
          * is pinned, never evicted, whatever this says.
+         *
+         * @param alwaysKeepSystemMessageFirst ignored
+         * @return this builder
          */
         public Builder alwaysKeepSystemMessageFirst(boolean alwaysKeepSystemMessageFirst) {
             return this;
         }
 
-        /** Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are needed. */
+        /**
+         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
+         * needed.
+         *
+         * @param tokenizer the token counter
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             settings.tokenizer(tokenizer);
             return this;
@@ -291,13 +365,21 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
          * {@link MemoryListener#logging()}, used only while no listener is added.
+         *
+         * @param listener the listener
+         * @return this builder
          */
         public Builder listener(MemoryListener listener) {
             settings.listener(listener);
             return this;
         }
 
-        /** What may be trimmed from the log for good; default {@link Retention#keepAll()}. */
+        /**
+         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
+         *
+         * @param retention the retention policy
+         * @return this builder
+         */
         public Builder retention(Retention retention) {
             settings.retention(retention);
             return this;
@@ -306,6 +388,9 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
          * the memory binds its session for the ledger's listener each time it computes a view.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
             settings.tokenAccounting(accounting);
@@ -316,6 +401,9 @@ public final class WindowChatMemory implements ChatMemory {
          * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
          * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
          * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         *
+         * @param accounting the ledger
+         * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
             settings.calibrateWith(accounting);
@@ -326,6 +414,8 @@ public final class WindowChatMemory implements ChatMemory {
          * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
          * turn (one the model has answered); the log keeps the full result. Off by default.
          *
+         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
+         * @return this builder
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
@@ -337,6 +427,8 @@ public final class WindowChatMemory implements ChatMemory {
          * Keeps images only in the newest {@code messages} messages and in open turns; older ones
          * become a short note. Off by default.
          *
+         * @param messages how many of the newest messages keep their images (at least 0)
+         * @return this builder
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
@@ -348,6 +440,9 @@ public final class WindowChatMemory implements ChatMemory {
          * After this long without a new message, an open turn (a request that never got its answer)
          * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
          * Default 10 minutes.
+         *
+         * @param timeout the age, positive
+         * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
             settings.openTurnTimeout(timeout);
@@ -358,13 +453,21 @@ public final class WindowChatMemory implements ChatMemory {
          * How many windows (one per session) this builder's memories keep in memory to extend the
          * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
          * shared by every memory that sets none.
+         *
+         * @param views how many views to cache, at least 0
+         * @return this builder
          */
         public Builder viewCacheSize(int views) {
             settings.viewCacheSize(views);
             return this;
         }
 
-        /** The clock for open-turn ages; default the system UTC clock. */
+        /**
+         * The clock for open-turn ages; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             settings.clock(clock);
             return this;
@@ -373,6 +476,7 @@ public final class WindowChatMemory implements ChatMemory {
         /**
          * A memory with these settings.
          *
+         * @return a memory with these settings
          * @throws IllegalStateException    if not exactly one limit was set
          * @throws IllegalArgumentException if a dynamic limit gives a value below 1 for this id
          */
@@ -385,6 +489,7 @@ public final class WindowChatMemory implements ChatMemory {
          * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
          * these settings and the same store (the default store is created once, here).
          *
+         * @return the provider
          * @throws IllegalStateException if not exactly one limit was set
          */
         public ChatMemoryProvider provider() {
@@ -413,7 +518,7 @@ public final class WindowChatMemory implements ChatMemory {
         }
 
         private Builder dynamic(MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
-            Objects.requireNonNull(limit, name(unit));
+            MemorySettings.notNull(limit, name(unit));
             if (this.unit != unit) {
                 limitsSet++;
             }

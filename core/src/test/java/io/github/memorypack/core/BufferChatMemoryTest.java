@@ -182,4 +182,20 @@ class BufferChatMemoryTest {
         assertThatThrownBy(() -> BufferChatMemory.builder().build().set(List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void should_reject_null_settings_at_the_setter_when_building() {
+        BufferChatMemory.Builder builder = BufferChatMemory.builder();
+        assertThatThrownBy(() -> builder.chatMemoryStore(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("chatMemoryStore");
+        assertThatThrownBy(() -> builder.tokenizer(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.listener(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.retention(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.clock(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.tokenAccounting(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> WindowChatMemory.builder().dynamicMaxMessages(null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SummaryChatMemory.builder().summarizer(null))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

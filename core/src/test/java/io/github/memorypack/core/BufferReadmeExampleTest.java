@@ -9,7 +9,7 @@ import dev.langchain4j.memory.ChatMemory;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The example of buffer/README.md, verbatim. */
+/** The buffer example of core/README.md, verbatim. */
 class BufferReadmeExampleTest {
 
     @Test

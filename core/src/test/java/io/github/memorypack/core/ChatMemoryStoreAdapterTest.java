@@ -115,6 +115,24 @@ class ChatMemoryStoreAdapterTest {
         assertThatThrownBy(() -> ChatMemoryStoreAdapter.of(null)).isInstanceOf(NullPointerException.class);
     }
 
+    @Test
+    void should_use_a_session_store_as_it_is_and_adapt_any_other_when_asked_through_session_store_of() {
+        // given
+        SessionStore sessionStore = InMemorySessionStore.create();
+
+        // when
+        SessionStore same = SessionStore.of(sessionStore);
+        SessionStore adapted = SessionStore.of(wrapped);
+
+        // then
+        assertThat(same).isSameAs(sessionStore);
+        assertThat(adapted).isInstanceOf(ChatMemoryStoreAdapter.class);
+        adapted.append("s", List.of(NewEntry.of(UserMessage.from("hi"))));
+        assertThat(adapted.read("s", 0, 10)).extracting(Entry::message).containsExactly(UserMessage.from("hi"));
+        assertThatThrownBy(() -> SessionStore.of(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SessionStore.of(wrapped, null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     /** A plain store whose writes can be made to fail. */
     private static final class FailingStore implements ChatMemoryStore {
         private final InMemoryChatMemoryStore delegate = new InMemoryChatMemoryStore();

@@ -36,7 +36,7 @@ class ConcurrentAppendTest {
     static Stream<Arguments> stores() {
         return Stream.of(
                 Arguments.of("in-memory", (Function<Path, SessionStore>) folder -> InMemorySessionStore.create()),
-                Arguments.of("file", (Function<Path, SessionStore>) FileSessionStore::open));
+                Arguments.of("file", (Function<Path, SessionStore>) FileSessionStore::of));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -83,7 +83,7 @@ class ConcurrentAppendTest {
         }
         assertThat(next).containsOnly(APPENDS);
         if (store instanceof FileSessionStore) {
-            assertThat(FileSessionStore.open(folder).read("shared", 0, Integer.MAX_VALUE)).isEqualTo(all);
+            assertThat(FileSessionStore.of(folder).read("shared", 0, Integer.MAX_VALUE)).isEqualTo(all);
         }
     }
 }

@@ -29,7 +29,7 @@ class ExtractiveSummarizerTest {
         messages.add(AiMessage.from("Got it."));
         messages.add(UserMessage.from("I prefer window seats and my budget is 1200 euros."));
         messages.addAll(smallTalk(5));
-        ExtractiveSummarizer summarizer = ExtractiveSummarizer.builder().maxSummaryTokens(40).build();
+        Summarizer summarizer = Summarizer.extractiveBuilder().maxSummaryTokens(40).build();
 
         // when
         String summary = summarizer.summarize("", messages);
@@ -44,7 +44,7 @@ class ExtractiveSummarizerTest {
     @Test
     void should_keep_earlier_facts_from_previous_summary_when_new_messages_are_chatter() {
         // given
-        ExtractiveSummarizer summarizer = ExtractiveSummarizer.builder().maxSummaryTokens(60).build();
+        Summarizer summarizer = Summarizer.extractiveBuilder().maxSummaryTokens(60).build();
         String first = summarizer.summarize("", List.of(UserMessage.from("My name is Ana and I was born in 1987."),
                 AiMessage.from("Thanks, Ana.")));
 
@@ -70,7 +70,7 @@ class ExtractiveSummarizerTest {
     @Test
     void should_fail_with_empty_when_no_sentence_fits_in_cap() {
         // given
-        ExtractiveSummarizer summarizer = ExtractiveSummarizer.builder().maxSummaryTokens(2).build();
+        Summarizer summarizer = Summarizer.extractiveBuilder().maxSummaryTokens(2).build();
 
         // when / then
         assertThatThrownBy(() -> summarizer.summarize("", List.of(UserMessage.from("My name is Ana and I live in Porto."))))
@@ -80,7 +80,7 @@ class ExtractiveSummarizerTest {
 
     @Test
     void should_reject_cap_below_one_when_building() {
-        assertThatThrownBy(() -> ExtractiveSummarizer.builder().maxSummaryTokens(0).build())
+        assertThatThrownBy(() -> Summarizer.extractiveBuilder().maxSummaryTokens(0).build())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -40,7 +40,7 @@ class LlmSummarizerTest {
     void should_send_instructions_previous_summary_and_transcript_when_summarizing() {
         // given
         model.then(() -> reply("Ana lives in Porto."));
-        LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxSummaryTokens(120).build();
+        Summarizer summarizer = Summarizer.llmBuilder().chatModel(model).maxSummaryTokens(120).build();
 
         // when
         String summary = summarizer.summarize("The user likes tea.", TURN);
@@ -70,7 +70,7 @@ class LlmSummarizerTest {
         String longResult = "sunny ".repeat(200);
 
         // when
-        LlmSummarizer.of(model).summarize("", List.of(UserMessage.from("Weather?"),
+        Summarizer.llm(model).summarize("", List.of(UserMessage.from("Weather?"),
                 AiMessage.from(List.of(call)), ToolExecutionResultMessage.from(call, longResult),
                 AiMessage.from("It is sunny.")));
 
@@ -93,7 +93,7 @@ class LlmSummarizerTest {
                 .then(() -> reply("Ana lives in Porto."));
 
         // when
-        String summary = LlmSummarizer.of(model).summarize("", TURN);
+        String summary = Summarizer.llm(model).summarize("", TURN);
 
         // then
         assertThat(summary).isEqualTo("Ana lives in Porto.");
@@ -104,7 +104,7 @@ class LlmSummarizerTest {
     void should_throw_typed_failure_and_never_return_error_text_when_every_attempt_fails() {
         // given
         model.then(throwing(new TimeoutException("Error: upstream timeout")));
-        LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxAttempts(2).build();
+        Summarizer summarizer = Summarizer.llmBuilder().chatModel(model).maxAttempts(2).build();
 
         // when / then
         assertThatThrownBy(() -> summarizer.summarize("", TURN))
@@ -122,7 +122,7 @@ class LlmSummarizerTest {
         model.then(() -> reply(""));
 
         // when / then
-        assertThatThrownBy(() -> LlmSummarizer.of(model).summarize("", TURN))
+        assertThatThrownBy(() -> Summarizer.llm(model).summarize("", TURN))
                 .isInstanceOfSatisfying(SummarizationException.class,
                         e -> assertThat(e.reason()).isEqualTo(Reason.EMPTY));
     }
@@ -130,7 +130,7 @@ class LlmSummarizerTest {
     @Test
     void should_fail_with_too_long_when_summary_exceeds_cap_or_model_hits_length_limit() {
         // given
-        LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model).maxSummaryTokens(10).maxAttempts(2).build();
+        Summarizer summarizer = Summarizer.llmBuilder().chatModel(model).maxSummaryTokens(10).maxAttempts(2).build();
         model.then(() -> reply("word ".repeat(50)))
                 .then(() -> ChatResponse.builder().aiMessage(AiMessage.from("Ana lives"))
                         .finishReason(FinishReason.LENGTH).build());
@@ -149,7 +149,7 @@ class LlmSummarizerTest {
         model.then(throwing(new AuthenticationException("bad key")));
 
         // when / then
-        assertThatThrownBy(() -> LlmSummarizer.of(model).summarize("", TURN))
+        assertThatThrownBy(() -> Summarizer.llm(model).summarize("", TURN))
                 .isInstanceOfSatisfying(SummarizationException.class,
                         e -> assertThat(e.attempts()).isEqualTo(1));
         assertThat(model.requests()).hasSize(1);
@@ -157,12 +157,12 @@ class LlmSummarizerTest {
 
     @Test
     void should_reject_bad_settings_when_building() {
-        assertThatThrownBy(() -> LlmSummarizer.builder().build()).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LlmSummarizer.builder().chatModel(model).maxAttempts(0).build())
+        assertThatThrownBy(() -> Summarizer.llmBuilder().build()).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Summarizer.llmBuilder().chatModel(model).maxAttempts(0).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LlmSummarizer.builder().chatModel(model).maxSummaryTokens(0).build())
+        assertThatThrownBy(() -> Summarizer.llmBuilder().chatModel(model).maxSummaryTokens(0).build())
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> LlmSummarizer.builder().chatModel(model).userPrompt("Summarize {{summary}}").build())
+        assertThatThrownBy(() -> Summarizer.llmBuilder().chatModel(model).userPrompt("Summarize {{summary}}").build())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -170,7 +170,7 @@ class LlmSummarizerTest {
     void should_use_custom_prompts_when_configured() {
         // given
         model.then(() -> reply("ok summary"));
-        LlmSummarizer summarizer = LlmSummarizer.builder().chatModel(model)
+        Summarizer summarizer = Summarizer.llmBuilder().chatModel(model)
                 .systemPrompt("Resume en español, máximo {{maxTokens}} tokens.")
                 .userPrompt("Antes: {{summary}}\nNuevo: {{messages}}").limitModelOutput(false).build();
 

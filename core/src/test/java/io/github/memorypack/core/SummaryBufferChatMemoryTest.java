@@ -112,7 +112,7 @@ class SummaryBufferChatMemoryTest {
         int maxTokens = 2_000;
         int watermark = 1_000;
         int cap = 300;
-        ExtractiveSummarizer extractive = ExtractiveSummarizer.builder().maxSummaryTokens(cap).build();
+        Summarizer extractive = Summarizer.extractiveBuilder().maxSummaryTokens(cap).build();
         int[] calls = {0};
         SummaryBufferChatMemory memory = SummaryBufferChatMemory.builder().id("s1").chatMemoryStore(store)
                 .summarizer((previous, messages) -> {

@@ -10,7 +10,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import org.junit.jupiter.api.Test;
 
-/** The examples of summary-buffer/README.md, verbatim, with scripted chat and summarizer models. */
+/** The summary-buffer examples of the root README and core/README.md, verbatim, with scripted chat and summarizer models. */
 class SummaryBufferReadmeExampleTest {
 
     interface Assistant {
@@ -28,7 +28,7 @@ class SummaryBufferReadmeExampleTest {
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
                 .chatMemoryStore(store)
-                .summarizer(LlmSummarizer.of(cheapModel))
+                .summarizer(Summarizer.llm(cheapModel))
                 .maxBufferTokens(2_000)
                 .tokenizer(Tokenizers.forModel("gpt-4o-mini"))
                 .provider();

@@ -9,7 +9,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import org.junit.jupiter.api.Test;
 
-/** The example of summary/README.md, verbatim, with scripted chat and summarizer models. */
+/** The summary example of core/README.md, verbatim, with scripted chat and summarizer models. */
 class SummaryReadmeExampleTest {
 
     interface Assistant {
@@ -27,7 +27,7 @@ class SummaryReadmeExampleTest {
         SessionStore store = InMemorySessionStore.create();
         ChatMemoryProvider memories = SummaryChatMemory.builder()
                 .chatMemoryStore(store)
-                .summarizer(LlmSummarizer.of(cheapModel))
+                .summarizer(Summarizer.llm(cheapModel))
                 .provider();
         Assistant assistant = AiServices.builder(Assistant.class)
                 .chatModel(model)

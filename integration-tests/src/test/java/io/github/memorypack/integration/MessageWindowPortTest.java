@@ -8,7 +8,6 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.testkit.CountingSessionStore;
 import io.github.memorypack.core.WindowChatMemory;
 import java.util.Arrays;
 import java.util.List;

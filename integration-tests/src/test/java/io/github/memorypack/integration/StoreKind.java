@@ -1,5 +1,6 @@
 package io.github.memorypack.integration;
 
+import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
@@ -20,7 +21,7 @@ enum StoreKind {
     FILE {
         @Override
         SessionStore open(Path dir) {
-            return FileSessionStore.open(dir.resolve("file-store"));
+            return FileSessionStore.of(dir.resolve("file-store"));
         }
     },
     REDIS {
@@ -34,6 +35,13 @@ enum StoreKind {
         SessionStore open(Path dir) {
             return MemoryMdSessionStore.builder().directory(dir.resolve("memory-md"))
                     .durability(MemoryMdSessionStore.Durability.OS_BUFFERED).build();
+        }
+    },
+    /** A LangChain4j {@code ChatMemoryStore} the application already has, adapted: the one-line switch. */
+    LANGCHAIN4J_STORE {
+        @Override
+        SessionStore open(Path dir) {
+            return SessionStore.of(new InMemoryChatMemoryStore());
         }
     };
 

@@ -12,7 +12,7 @@ import io.github.memorypack.core.WindowChatMemory;
 /**
  * The memories under test, each configured as a user would for a small conversation: limits small
  * enough that the shop conversation of {@link Shop} is cut or folded next to its tool calls, and the
- * offline {@link ExtractiveSummarizer} folding inline, so every run is the same.
+ * offline {@link Summarizer#extractive(int) extractive summarizer} folding inline, so every run is the same.
  */
 enum Strategy {
 

@@ -15,7 +15,7 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.LlmSummarizer;
+import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.TokenAccounting;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -101,7 +101,7 @@ class SummaryBufferAiServicesEndToEndTest {
         OpenAiChatModel summarizerModel = model(summarizerServer).build();
         Assistant assistant = AiServices.builder(Assistant.class).chatModel(chatModel)
                 .chatMemoryProvider(SummaryBufferChatMemory.builder().chatMemoryStore(store)
-                        .summarizer(LlmSummarizer.of(summarizerModel)).maxBufferTokens(60).tokenAccounting(accounting)
+                        .summarizer(Summarizer.llm(summarizerModel)).maxBufferTokens(60).tokenAccounting(accounting)
                         .provider())
                 .build();
         List<String> questions = List.of(

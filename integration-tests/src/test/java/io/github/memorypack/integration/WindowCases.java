@@ -9,8 +9,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
-import io.github.memorypack.testkit.CountingSessionStore;
-import io.github.memorypack.testkit.CountingSessionStore.Operation;
+import io.github.memorypack.integration.CountingSessionStore.Operation;
 import java.util.ArrayList;
 import java.util.List;
 

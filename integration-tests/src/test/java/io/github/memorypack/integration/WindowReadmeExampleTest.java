@@ -13,7 +13,7 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import org.junit.jupiter.api.Test;
 
-/** The example of window/README.md, verbatim, against a local OpenAI-compatible server. */
+/** A window through AiServices against a local OpenAI-compatible server (the root README's example shape). */
 class WindowReadmeExampleTest {
 
     interface Assistant {

@@ -14,7 +14,6 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.BufferChatMemory;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryChatMemory;
 import io.github.memorypack.core.SummaryBufferChatMemory;
@@ -120,7 +119,7 @@ class JdbcAiServicesTest {
     private void converse(Strategy strategy, boolean showsTurn1, boolean showsTurn2, boolean summarizes)
             throws Exception {
         // given
-        Summarizer summarizer = LlmSummarizer.of(summaryModel.model());
+        Summarizer summarizer = Summarizer.llm(summaryModel.model());
         Assistant onA = assistant(strategy.apply(instanceA, summarizer));
         Assistant onB = assistant(strategy.apply(instanceB, summarizer));
         openAi.enqueueToolCall("call_1", "weather", "{\"city\":\"Paris\"}");

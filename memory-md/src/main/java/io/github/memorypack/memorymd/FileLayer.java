@@ -14,7 +14,7 @@ import java.util.List;
  * bytes the store repairs (a partial append beyond the known end of the file); the store never
  * relies on a half-done {@link #writeAtomically} or {@link #createNew} being visible.
  */
-public interface FileLayer {
+interface FileLayer {
 
     /** The real file layer: POSIX permissions 0700 for folders and 0600 for files where supported. */
     static FileLayer system() {

@@ -79,14 +79,14 @@ import java.util.zip.CRC32C;
  * rewrites such a file in format 2 before it first writes to it. A format 2 file holds only
  * checksummed blocks.
  */
-public final class MemoryMdFormat {
+final class MemoryMdFormat {
 
     /** First line of a new file. */
-    public static final String TITLE = "# Agent Memory";
+    static final String TITLE = "# Agent Memory";
     /** The heading after which blocks start. */
-    public static final String LOG_HEADING = "## Interaction Log";
+    static final String LOG_HEADING = "## Interaction Log";
     /** Separator between role and timestamp in a block heading (an em dash between spaces). */
-    public static final String DASH = " \u2014 ";
+    static final String DASH = " \u2014 ";
     /** Body of a system-message block whose message is kept in {@code system.jsonl}. */
     static final String SIDECAR_NOTE = "_System message kept out of this file (see system.jsonl)._";
     static final String SIDECAR = "system.jsonl";
@@ -116,7 +116,7 @@ public final class MemoryMdFormat {
      * A whole file: header plus one block per entry, system messages inline. {@code created} goes
      * into the header; {@code nextIndex} is the index the next appended entry will get.
      */
-    public static String render(Instant created, long nextIndex, List<Entry> entries) {
+    static String render(Instant created, long nextIndex, List<Entry> entries) {
         StringBuilder out = new StringBuilder(header(created, nextIndex));
         for (Entry e : entries) {
             out.append(block(e, 1, true));
@@ -131,7 +131,7 @@ public final class MemoryMdFormat {
      *
      * @throws MemoryMdFormatException naming the line that does not parse
      */
-    public static List<Entry> parse(String text) {
+    static List<Entry> parse(String text) {
         Parsed parsed = parse(text.getBytes(StandardCharsets.UTF_8), "MEMORY.md", false);
         if (parsed.tornAt() >= 0) {
             throw new MemoryMdFormatException("MEMORY.md", parsed.tornLine(), "incomplete block at end of file");
@@ -208,7 +208,7 @@ public final class MemoryMdFormat {
     }
 
     /** The role word used in block headings for a message type. */
-    public static String role(ChatMessageType type) {
+    static String role(ChatMessageType type) {
         switch (type) {
             case SYSTEM: return "system";
             case USER: return "user";

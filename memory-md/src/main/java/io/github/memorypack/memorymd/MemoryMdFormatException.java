@@ -1,24 +1,17 @@
 package io.github.memorypack.memorymd;
 
-import io.github.memorypack.core.StoreException;
+import io.github.memorypack.core.CorruptRecordException;
 
 /**
- * A {@code MEMORY.md} file that does not parse: the message names the file and the 1-based line
- * where parsing stopped. The file is left exactly as it is.
+ * A {@code MEMORY.md} file that does not parse: the location names the file and the 1-based line
+ * where parsing stopped. The file is left exactly as it is. Users see it as a
+ * {@link CorruptRecordException}, the error every store throws for damaged records.
  */
-public final class MemoryMdFormatException extends StoreException {
+final class MemoryMdFormatException extends CorruptRecordException {
 
     private static final long serialVersionUID = 1L;
 
-    private final int line;
-
-    public MemoryMdFormatException(String source, int line, String problem) {
-        super(source + ", line " + line + ": " + problem);
-        this.line = line;
-    }
-
-    /** The 1-based line where the problem was found. */
-    public int line() {
-        return line;
+    MemoryMdFormatException(String source, int line, String problem) {
+        super(source + ", line " + line, problem, null);
     }
 }

@@ -29,10 +29,12 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link SessionStore} that keeps each session as a human-readable Markdown file,
- * {@code <directory>/<sessionId>/MEMORY.md} (see {@link MemoryMdFormat} for the format), following
+ * {@code <directory>/<sessionId>/MEMORY.md} (the format is described in the module README), following
  * the swarms {@code Conversation} behaviour without its weaknesses.
  *
  * <h2>Files of a session</h2>
@@ -57,8 +59,8 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>Every operation on a session holds an in-process lock and a
  *       {@link java.nio.channels.FileChannel#lock() file lock} on {@code .lock}: exclusive for calls
- *       that write, so threads and processes sharing the folder are serialized; shared for reads
- *       ({@link FileLayer#readLock}), which open nothing for writing and so work on a read-only folder
+ *       that write, so threads and processes sharing the folder are serialized; shared for reads,
+ *       which open nothing for writing and so work on a read-only folder
  *       (writes there fail with a {@link StoreException}). The file is re-read only when its size, time
  *       or identity changed.</li>
  *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
@@ -68,14 +70,15 @@ import java.util.function.Consumer;
  *   <li>A batch is written with one write; a batch cut short by a crash (at any byte) is recognised
  *       on the next read, ignored, copied to {@code archive/torn_<timestamp>.md} and cut off before the
  *       next append. A failed append (disk full…) is cut off again before the exception is thrown.</li>
- *   <li>Every block is sealed with its body length and a CRC32C ({@link MemoryMdFormat}); a file of an
+ *   <li>Every block is sealed with its body length and a CRC32C; a file of an
  *       older format (or written by hand) is read, and rewritten in the current format by the first
  *       write (the old file is kept in the archive).</li>
  *   <li>Rewrites (compaction, trim, replace) first write the archive (temporary file, force,
  *       no-replace link, folder force), then the new MEMORY.md (temporary file, force, atomic rename,
  *       folder force). If any step fails the old MEMORY.md is intact; it is never deleted.</li>
  *   <li>A damaged block (its checksum or structure does not check) throws
- *       {@link MemoryMdFormatException} naming the line ({@link DamagePolicy#FAIL}, default), or with
+ *       {@link io.github.memorypack.core.CorruptRecordException CorruptRecordException} naming the file and
+ *       line ({@link DamagePolicy#FAIL}, default), or with
  *       {@link DamagePolicy#SKIP_DAMAGED_BLOCKS} it is set aside — left in the file, not loaded, and
  *       reported to the warning listener with its line — and every good block is loaded. A damaged block
  *       is never read as a different message, a different role or a hand-written block.</li>
@@ -96,6 +99,8 @@ public final class MemoryMdSessionStore implements SessionStore {
     /** Default {@link Builder#maxPreloadBytes}: 16 MiB. */
     public static final long DEFAULT_MAX_PRELOAD_BYTES = 16L * 1024 * 1024;
 
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryMdSessionStore.class);
+
     static final String MEMORY_MD = "MEMORY.md";
     static final String STATE_JSON = "state.json";
     static final String ARCHIVE = "archive";
@@ -115,7 +120,10 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     /** What to do with a MEMORY.md that holds a damaged block. */
     public enum DamagePolicy {
-        /** Throw {@link MemoryMdFormatException} naming the line; touch nothing. */
+        /**
+         * Throw {@link io.github.memorypack.core.CorruptRecordException CorruptRecordException} naming
+         * the file and line; touch nothing.
+         */
         FAIL,
         /**
          * Load every block that checks; set each damaged block aside — leave it in the file, do not load
@@ -134,7 +142,9 @@ public final class MemoryMdSessionStore implements SessionStore {
 
         private static final long serialVersionUID = 1L;
 
+        /** The size in bytes the file has, or would have had. */
         private final long size;
+        /** The limit, in bytes. */
         private final long limit;
 
         TooLargeException(Path file, long size, long limit, String verb) {
@@ -144,12 +154,20 @@ public final class MemoryMdSessionStore implements SessionStore {
             this.limit = limit;
         }
 
-        /** The size in bytes the file has, or would have had. */
+        /**
+         * The size in bytes the file has, or would have had.
+         *
+         * @return the size in bytes the file has, or would have had
+         */
         public long size() {
             return size;
         }
 
-        /** The limit, {@link Builder#maxPreloadBytes}. */
+        /**
+         * The limit, {@link Builder#maxPreloadBytes}.
+         *
+         * @return the limit, {@link Builder#maxPreloadBytes}
+         */
         public long limit() {
             return limit;
         }
@@ -177,26 +195,50 @@ public final class MemoryMdSessionStore implements SessionStore {
         this.tokenizer = b.tokenizer;
     }
 
+    /**
+     * A builder; only {@link Builder#directory(Path)} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A store with default settings on {@code directory}. */
+    /**
+     * A store with default settings on {@code directory}.
+     *
+     * @param directory the base folder
+     * @return a store with default settings on {@code directory}
+     */
     public static MemoryMdSessionStore of(Path directory) {
         return builder().directory(directory).build();
     }
 
-    /** The base folder. */
+    /**
+     * The base folder.
+     *
+     * @return the base folder
+     */
     public Path directory() {
         return directory;
     }
 
-    /** The MEMORY.md of a session (it may not exist yet). */
+    /**
+     * The MEMORY.md of a session (it may not exist yet).
+     *
+     * @param sessionId the session id
+     * @return the MEMORY.md of a session (it may not exist yet)
+     */
     public Path memoryFile(String sessionId) {
         return sessionDir(sessionId).resolve(MEMORY_MD);
     }
 
-    /** The archive folder of a session (it may not exist yet). */
+    /**
+     * The archive folder of a session (it may not exist yet).
+     *
+     * @param sessionId the session id
+     * @return the archive folder of a session (it may not exist yet)
+     */
     public Path archiveDirectory(String sessionId) {
         return sessionDir(sessionId).resolve(ARCHIVE);
     }
@@ -205,12 +247,18 @@ public final class MemoryMdSessionStore implements SessionStore {
      * Switches persistence on or off for this store object. While off, appends and state updates
      * stay in memory and no file is written; {@link #replace}, {@link #trim}, {@link #compact} and
      * {@link #delete} throw {@link IllegalStateException}.
+     *
+     * @param enabled whether appends and state updates are written to the files
      */
     public void persistence(boolean enabled) {
         this.persistent = enabled;
     }
 
-    /** True while appends are written to the files. */
+    /**
+     * True while appends are written to the files.
+     *
+     * @return true while appends are written to the files
+     */
     public boolean isPersistent() {
         return persistent;
     }
@@ -355,6 +403,8 @@ public final class MemoryMdSessionStore implements SessionStore {
      * and the summary as its first block. Numbering continues: the next entry gets
      * {@link #nextIndex} as before. Summary strategies can call it as their compaction step.
      *
+     * @param sessionId the session id
+     * @param summaryText the summary of everything so far, not blank
      * @return the archive written, or empty if MEMORY.md did not exist
      * @throws StoreException if a step failed; MEMORY.md is then intact (the summary may already be in
      *                        the state, which is consistent: it covers entries that are still in the log)
@@ -375,7 +425,12 @@ public final class MemoryMdSessionStore implements SessionStore {
         });
     }
 
-    /** Warnings collected while reading the session's file (skipped blocks, interrupted writes). */
+    /**
+     * Warnings collected while reading the session's file (skipped blocks, interrupted writes).
+     *
+     * @param sessionId the session id
+     * @return the warnings, oldest first; empty when there are none
+     */
     public List<String> warnings(String sessionId) {
         return reading(sessionId, s -> List.copyOf(s.warnings));
     }
@@ -836,45 +891,69 @@ public final class MemoryMdSessionStore implements SessionStore {
         private Clock clock = Clock.systemUTC();
         private Durability durability = Durability.SYNC;
         private DamagePolicy damagePolicy = DamagePolicy.FAIL;
-        private Consumer<String> warnings = message -> System.getLogger(MemoryMdSessionStore.class.getName())
-                .log(System.Logger.Level.WARNING, message);
+        private Consumer<String> warnings = message -> LOG.warn("{}", message);
         private long maxPreloadBytes = DEFAULT_MAX_PRELOAD_BYTES;
         private TokenCountEstimator tokenizer;
 
         private Builder() {
         }
 
-        /** The base folder; created (0700) on the first write. Required. */
+        /**
+         * The base folder; created (0700) on the first write. Required.
+         *
+         * @param directory the base folder
+         * @return this builder
+         */
         public Builder directory(Path directory) {
             this.directory = directory;
             return this;
         }
 
-        /** The file operations; {@link FileLayer#system()} by default. */
-        public Builder fileLayer(FileLayer files) {
+        /** The file operations; {@link FileLayer#system()} by default (tests substitute failing ones). */
+        Builder fileLayer(FileLayer files) {
             this.files = files;
             return this;
         }
 
-        /** Timestamps of entries, headers and archive names; the system UTC clock by default. */
+        /**
+         * Timestamps of entries, headers and archive names; the system UTC clock by default.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
         }
 
-        /** {@link Durability#SYNC} by default. */
+        /**
+         * {@link Durability#SYNC} by default.
+         *
+         * @param durability how an append is made durable
+         * @return this builder
+         */
         public Builder durability(Durability durability) {
             this.durability = durability;
             return this;
         }
 
-        /** {@link DamagePolicy#FAIL} by default. */
+        /**
+         * {@link DamagePolicy#FAIL} by default.
+         *
+         * @param damagePolicy what to do with a damaged block
+         * @return this builder
+         */
         public Builder damagePolicy(DamagePolicy damagePolicy) {
             this.damagePolicy = damagePolicy;
             return this;
         }
 
-        /** Receives each warning (skipped block, interrupted write); the JDK platform logger by default. */
+        /**
+         * Receives each warning (skipped block, interrupted write); an SLF4J warning by default.
+         *
+         * @param warnings receives each warning's text
+         * @return this builder
+         */
         public Builder warningListener(Consumer<String> warnings) {
             this.warnings = warnings;
             return this;
@@ -883,19 +962,28 @@ public final class MemoryMdSessionStore implements SessionStore {
         /**
          * Largest MEMORY.md: writes that would make it larger and files that are larger are refused with
          * {@link TooLargeException}. {@value #DEFAULT_MAX_PRELOAD_BYTES} by default.
+         *
+         * @param maxPreloadBytes the largest MEMORY.md, in bytes (at least 1)
+         * @return this builder
          */
         public Builder maxPreloadBytes(long maxPreloadBytes) {
             this.maxPreloadBytes = maxPreloadBytes;
             return this;
         }
 
-        /** Counts the tokens of compaction summaries; without one their count is unknown. */
+        /**
+         * Counts the tokens of compaction summaries; without one their count is unknown.
+         *
+         * @param tokenizer counts the tokens of compaction summaries
+         * @return this builder
+         */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
             this.tokenizer = tokenizer;
             return this;
         }
 
         /**
+         * @return the store
          * @throws IllegalArgumentException if the directory is missing, a setting is null, or the
          *                                  preload limit is not positive
          */

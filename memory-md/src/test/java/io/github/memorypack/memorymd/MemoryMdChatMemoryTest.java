@@ -8,12 +8,17 @@ import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.testkit.MutableClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 class MemoryMdChatMemoryTest {
@@ -99,5 +104,52 @@ class MemoryMdChatMemoryTest {
         String file = Files.readString(dir.resolve("s/MEMORY.md"));
         assertThat(file).doesNotContain("Be kind");
         assertThat(file.split("### system", -1)).hasSize(2); // one placeholder: the prompt was set once
+    }
+    @ParameterizedTest
+    @EnumSource(MemoryMdChatMemory.Preload.class)
+    void should_show_the_same_view_when_memory_objects_are_created_before_and_after_appends_by_another(
+            MemoryMdChatMemory.Preload preload) {
+        // given: an imported conversation, and a provider as AiServices uses it
+        givenEarlierConversation();
+        ChatMemoryProvider provider = MemoryMdChatMemory.builder().chatMemoryStore(store()).preload(preload).provider();
+        ChatMemory createdBefore = provider.get("s");
+        ChatMemory writer = provider.get("s");
+
+        // when: the writer appends; one more object is created after that
+        writer.add(SystemMessage.from("Be kind"));
+        writer.add(UserMessage.from("Hello again"));
+        writer.add(AiMessage.from("Welcome back."));
+        clock.advance(Duration.ofMinutes(5));
+        ChatMemory createdAfter = provider.get("s");
+        ChatMemory builtAfter = MemoryMdChatMemory.builder().id("s").chatMemoryStore(store()).preload(preload).build();
+
+        // then
+        List<ChatMessage> view = writer.messages();
+        assertThat(view).hasSize(preload == MemoryMdChatMemory.Preload.TYPED ? 5 : 4);
+        assertThat(createdBefore.messages()).isEqualTo(view);
+        assertThat(createdAfter.messages()).isEqualTo(view);
+        assertThat(builtAfter.messages()).isEqualTo(view);
+    }
+
+    @Test
+    void should_show_the_same_view_in_an_old_memory_object_and_a_new_one_when_the_session_was_deleted() {
+        // given: a memory object that has used an imported session, then the session deleted and begun again
+        givenEarlierConversation();
+        MemoryMdSessionStore store = store();
+        ChatMemoryProvider provider = MemoryMdChatMemory.builder().chatMemoryStore(store)
+                .preload(MemoryMdChatMemory.Preload.PREAMBLE).provider();
+        ChatMemory old = provider.get("s");
+        old.add(UserMessage.from("first life"));
+        old.messages();
+        store.delete("s");
+
+        // when
+        ChatMemory fresh = provider.get("s");
+        fresh.add(UserMessage.from("second life"));
+        fresh.add(AiMessage.from("Hello."));
+
+        // then
+        assertThat(fresh.messages()).containsExactly(UserMessage.from("second life"), AiMessage.from("Hello."));
+        assertThat(old.messages()).isEqualTo(fresh.messages());
     }
 }

@@ -1,5 +1,6 @@
 package io.github.memorypack.micrometer;
 
+import io.github.memorypack.core.Experimental;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
 import io.micrometer.core.instrument.Counter;
@@ -18,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <pre>{@code
  * MemoryPackMetrics metrics = MemoryPackMetrics.of(registry);
- * SessionStore store = metrics.instrument(FileSessionStore.open(folder));
+ * SessionStore store = metrics.instrument(FileSessionStore.of(folder));
  * ChatMemoryProvider memories = SummaryBufferChatMemory.builder().chatMemoryStore(store)
  *         .summarizer(Summarizer.llm(cheapModel)).maxBufferTokens(2_000).listener(metrics).provider();
  * }</pre>
@@ -51,7 +52,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  * Meters are registered on first use. Session ids never become tags (they are unbounded). Thread-safe;
  * one instance serves any number of memories and stores.
+ *
+ * <p>{@link Experimental}: meter names, tags and units may still change (for example to follow
+ * OpenTelemetry's semantic conventions for generative AI).
  */
+@Experimental
 public final class MemoryPackMetrics implements MemoryListener {
 
     /** Tokens of each computed view. */

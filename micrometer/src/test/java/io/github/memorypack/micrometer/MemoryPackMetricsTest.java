@@ -134,7 +134,7 @@ class MemoryPackMetricsTest {
     @Test
     void should_time_each_store_operation_by_backend_when_a_file_store_is_instrumented(@TempDir Path dir) {
         // given
-        SessionStore store = metrics.instrument(FileSessionStore.open(dir));
+        SessionStore store = metrics.instrument(FileSessionStore.of(dir));
         ChatMemory memory = WindowChatMemory.builder().id("ada").chatMemoryStore(store).maxMessages(10).build();
 
         // when
@@ -169,7 +169,7 @@ class MemoryPackMetricsTest {
     @Test
     void should_name_backends_in_kebab_case_when_given_store_classes(@TempDir Path dir) {
         assertThat(MemoryPackMetrics.backendOf(InMemorySessionStore.create())).isEqualTo("in-memory");
-        assertThat(MemoryPackMetrics.backendOf(FileSessionStore.open(dir))).isEqualTo("file");
+        assertThat(MemoryPackMetrics.backendOf(FileSessionStore.of(dir))).isEqualTo("file");
         assertThat(metrics.instrument(InMemorySessionStore.create(), "custom")).isNotNull();
         registry.getMeters().stream().map(Meter::getId).forEach(id -> assertThat(id.getName()).startsWith("memorypack."));
     }

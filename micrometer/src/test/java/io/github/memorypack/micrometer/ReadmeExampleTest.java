@@ -33,7 +33,7 @@ class ReadmeExampleTest {
 
             // --- README example starts
             MemoryPackMetrics metrics = MemoryPackMetrics.of(meterRegistry);
-            SessionStore store = metrics.instrument(FileSessionStore.open(folder));   // timed, tagged backend=file
+            SessionStore store = metrics.instrument(FileSessionStore.of(folder));   // timed, tagged backend=file
             ChatMemoryProvider memories = SummaryBufferChatMemory.builder()
                     .chatMemoryStore(store)
                     .summarizer(Summarizer.llm(cheapModel))

@@ -17,6 +17,7 @@ import dev.langchain4j.rag.content.retriever.ContentRetriever;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
 import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.Experimental;
 import io.github.memorypack.core.MemoryPackException;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionStore;
@@ -88,7 +89,11 @@ import java.util.stream.Stream;
  *
  * <p>Thread-safe. Queries on one session run one at a time; sessions never share an index, so no
  * query can return another session's turns. {@link #close()} commits and closes every index.
+ *
+ * <p>{@link Experimental}: retrieval (ranking, budgets, scores), the builder's options and the index on
+ * disk may still change while recall's quality and latency targets are being worked on.
  */
+@Experimental
 public final class RecallContentRetriever implements ContentRetriever, AutoCloseable {
 
     /** Default of {@link Builder#maxTokens(int)}. */
@@ -540,13 +545,20 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         private Builder() {
         }
 
+        private static <T> T notNull(T value, String name) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must not be null");
+            }
+            return value;
+        }
+
         /**
          * The store whose logs are searched: the one the chat memories use. Required.
          * @param store the store
          * @return this builder
          */
         public Builder store(SessionStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+            this.store = notNull(store, "store");
             return this;
         }
 
@@ -557,7 +569,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder embeddingModel(EmbeddingModel embeddingModel) {
-            this.embeddingModel = Objects.requireNonNull(embeddingModel, "embeddingModel");
+            this.embeddingModel = notNull(embeddingModel, "embeddingModel");
             return this;
         }
 
@@ -607,7 +619,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = Objects.requireNonNull(tokenizer, "tokenizer");
+            this.tokenizer = notNull(tokenizer, "tokenizer");
             return this;
         }
 
@@ -618,7 +630,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * @return this builder
          */
         public Builder indexDirectory(Path indexDirectory) {
-            this.indexDirectory = Objects.requireNonNull(indexDirectory, "indexDirectory");
+            this.indexDirectory = notNull(indexDirectory, "indexDirectory");
             return this;
         }
 

@@ -4,6 +4,7 @@ import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolMemoryId;
 import dev.langchain4j.rag.content.Content;
+import io.github.memorypack.core.Experimental;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,7 +16,13 @@ import java.util.Objects;
  * <p>It searches the same session as {@link RecallContentRetriever#retrieve} does, with the same
  * budget and minimum score, over every turn before the newest one (the turn the agent is answering).
  * A tool is not told the memory's view, so turns the view still shows can be returned too.
+ *
+ * <p>{@link Experimental}, as {@link RecallContentRetriever}: the tool's name, description and answer
+ * text may still change.
+ *
+ * <p>Thread-safe, as its retriever.
  */
+@Experimental
 public final class RecallTool {
 
     /** What the tool answers when nothing relevant is found. */

@@ -36,7 +36,7 @@ class PersistentIndexTest {
     private final CountingEmbeddingModel model = new CountingEmbeddingModel();
 
     private RecallContentRetriever open() {
-        store = FileSessionStore.open(folder);
+        store = FileSessionStore.of(folder);
         return RecallContentRetriever.builder().store(store).embeddingModel(model).build();
     }
 
@@ -142,7 +142,7 @@ class PersistentIndexTest {
     void should_drop_index_of_session_deleted_while_closed_and_not_recall_from_it() {
         // given
         buildAndClose("ana");
-        FileSessionStore.open(folder).delete("ana");
+        FileSessionStore.of(folder).delete("ana");
 
         // when
         RecallContentRetriever recall = open();
@@ -161,7 +161,7 @@ class PersistentIndexTest {
     void should_rebuild_when_log_was_replaced_by_one_of_the_same_length_while_closed() {
         // given: the session deleted and written again, to the same length, while no retriever ran
         int indexed = buildAndClose("ana");
-        FileSessionStore other = FileSessionStore.open(folder);
+        FileSessionStore other = FileSessionStore.of(folder);
         other.delete("ana");
         store = other;
         WindowChatMemory memory = memory("ana");
@@ -188,7 +188,7 @@ class PersistentIndexTest {
         assertThat(first.persistent("ana")).isTrue();
 
         // when: a second one (as another process would) opens the same folder
-        RecallContentRetriever second = RecallContentRetriever.builder().store(FileSessionStore.open(folder))
+        RecallContentRetriever second = RecallContentRetriever.builder().store(FileSessionStore.of(folder))
                 .embeddingModel(model).build();
 
         // then

@@ -384,6 +384,9 @@ class RecallContentRetrieverTest {
         assertThatThrownBy(() -> RecallContentRetriever.builder().maxTokens(0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().minScore(1.5)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().minScore(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RecallContentRetriever.builder().store(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RecallContentRetriever.builder().tokenizer(null))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().build()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().store(store).lexicalOnly()
                 .embeddingModel(RecallContentRetriever.DefaultModel.get()).build())

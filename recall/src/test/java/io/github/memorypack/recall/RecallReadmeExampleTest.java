@@ -34,7 +34,7 @@ class RecallReadmeExampleTest {
             ChatModel model = server.model();
 
             // README example starts
-            SessionStore store = FileSessionStore.open(folder);          // indexes go to <folder>/recall-index
+            SessionStore store = FileSessionStore.of(folder);          // indexes go to <folder>/recall-index
             ChatMemoryProvider memories = WindowChatMemory.builder()
                     .chatMemoryStore(store)
                     .maxMessages(10)
@@ -73,7 +73,7 @@ class RecallReadmeExampleTest {
         try (OpenAiTestServer server = new OpenAiTestServer()) {
             server.enqueueText("Hello!");
             ChatModel model = server.model();
-            SessionStore store = FileSessionStore.open(folder);
+            SessionStore store = FileSessionStore.of(folder);
             ChatMemoryProvider memories = WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider();
 
             // README lexical example starts

@@ -17,7 +17,6 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.BufferChatMemory;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryChatMemory;
 import io.github.memorypack.core.SummaryBufferChatMemory;
@@ -118,7 +117,7 @@ class RedisAiServicesTest {
     void should_keep_the_whole_conversation_in_redis_when_instances_alternate_turns(
             String name, Strategy strategy, boolean showsTurn1, boolean showsTurn2, boolean summarizes) throws Exception {
         // given
-        Summarizer summarizer = LlmSummarizer.of(model(summaryModel));
+        Summarizer summarizer = Summarizer.llm(model(summaryModel));
         Assistant onA = assistant(strategy.apply(instanceA, summarizer));
         Assistant onB = assistant(strategy.apply(instanceB, summarizer));
         openAi.enqueue(toolCall("call_1", "weather", "{\\\"city\\\":\\\"Paris\\\"}"));

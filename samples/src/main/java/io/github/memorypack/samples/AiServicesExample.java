@@ -48,8 +48,8 @@ public final class AiServicesExample {
         OpenAiSettings settings = openAi.get();
         System.out.println("Using " + settings.describe());
         Path folder = Path.of(args.length > 0 ? args[0] : "target/aiservices-sessions");
-        for (Strategy strategy : Strategy.values()) {
-            SessionStore store = FileSessionStore.open(folder.resolve(strategy.label()));
+        for (Strategy strategy : Strategy.memories()) {
+            SessionStore store = FileSessionStore.of(folder.resolve(strategy.label()));
             TravelAssistant assistant = assistant(settings.chatModel(), strategy, store, settings.tokenizer(),
                     OpenAiSettings.summarizer(openAi, Strategy.Limits.DEFAULT.summaryTokens(), settings.tokenizer()),
                     TokenAccounting.create());

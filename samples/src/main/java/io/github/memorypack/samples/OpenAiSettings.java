@@ -4,8 +4,6 @@ import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.ExtractiveSummarizer;
-import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.Summarizer;
 import java.time.Duration;
 import java.util.Map;
@@ -70,15 +68,15 @@ public record OpenAiSettings(String apiKey, String baseUrl, String modelName, St
     }
 
     /**
-     * The summarizer the samples use: {@link LlmSummarizer} on {@code settings}' summary model when
-     * there are settings, otherwise the offline {@link ExtractiveSummarizer}; both capped at
+     * The summarizer the samples use: {@link Summarizer#llmBuilder() the LLM one} on {@code settings}' summary model when
+     * there are settings, otherwise the offline {@link Summarizer#extractiveBuilder() extractive one}; both capped at
      * {@code maxSummaryTokens}.
      */
     public static Summarizer summarizer(Optional<OpenAiSettings> settings, int maxSummaryTokens,
                                         TokenCountEstimator tokenizer) {
-        return settings.<Summarizer>map(s -> LlmSummarizer.builder().chatModel(s.summaryModel())
+        return settings.<Summarizer>map(s -> Summarizer.llmBuilder().chatModel(s.summaryModel())
                         .maxSummaryTokens(maxSummaryTokens).tokenizer(tokenizer).build())
-                .orElseGet(() -> ExtractiveSummarizer.builder().maxSummaryTokens(maxSummaryTokens).tokenizer(tokenizer)
+                .orElseGet(() -> Summarizer.extractiveBuilder().maxSummaryTokens(maxSummaryTokens).tokenizer(tokenizer)
                         .build());
     }
 }

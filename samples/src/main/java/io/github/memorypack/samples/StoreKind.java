@@ -39,7 +39,7 @@ public enum StoreKind {
                 SessionStore store = InMemorySessionStore.create();
                 yield () -> store;
             }
-            case FILE -> () -> FileSessionStore.open(directory);
+            case FILE -> () -> FileSessionStore.of(directory);
             case MEMORY_MD -> () -> MemoryMdSessionStore.of(directory);
         };
     }

@@ -77,6 +77,10 @@ class ComparisonTest {
         int summaryBuffer = 2 + Strategy.SUMMARY_BUFFER.ordinal();
         assertThat(cells(lines.get(summaryBuffer)).get(10)).as("summary-buffer keeps the facts").isEqualTo("4/4");
         assertThat(number(cells(lines.get(summaryBuffer)).get(5))).isLessThan(number(buffer.get(5)));
+        // recall brings back what the window let go of, for less than the buffer costs
+        List<String> windowRecall = cells(lines.get(2 + Strategy.WINDOW_RECALL.ordinal()));
+        assertThat(windowRecall.get(10)).as("window + recall finds the early facts again").isEqualTo("4/4");
+        assertThat(number(windowRecall.get(5))).isLessThan(number(buffer.get(5)));
         // prompt caches: the chunked window shares far more of each request's prefix than the sliding one
         double sliding = percent(cells(lines.get(2 + Strategy.WINDOW_TOKENS.ordinal())).get(11));
         double chunked = percent(cells(lines.get(2 + Strategy.WINDOW_CHUNKED.ordinal())).get(11));

@@ -36,6 +36,8 @@ import org.springframework.core.env.Environment;
  *   <li>with Spring Boot Actuator: a health indicator {@code memoryPack} that is up while the store
  *       answers a read ({@code management.health.memorypack.enabled=false} turns it off).</li>
  * </ul>
+ *
+ * <p>Used by Spring only. The store, the provider and the memories it creates are thread-safe.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
@@ -59,8 +61,8 @@ public class MemoryPackAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(SessionStore.class)
-    public SessionStore memoryPackSessionStore(MemoryPackProperties properties, ListableBeanFactory beans,
-                                               Environment environment) {
+    SessionStore memoryPackSessionStore(MemoryPackProperties properties, ListableBeanFactory beans,
+                                        Environment environment) {
         return SessionStores.create(properties, beans, environment);
     }
 
@@ -76,10 +78,10 @@ public class MemoryPackAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean(ChatMemoryProvider.class)
-    public ChatMemoryProvider memoryPackChatMemoryProvider(MemoryPackProperties properties, SessionStore store,
-                                                           ObjectProvider<MemoryListener> listeners,
-                                                           ObjectProvider<StoreDecorator> decorators,
-                                                           ListableBeanFactory beans) {
+    ChatMemoryProvider memoryPackChatMemoryProvider(MemoryPackProperties properties, SessionStore store,
+                                                    ObjectProvider<MemoryListener> listeners,
+                                                    ObjectProvider<StoreDecorator> decorators,
+                                                    ListableBeanFactory beans) {
         SessionStore used = store;
         for (StoreDecorator decorator : decorators.orderedStream().toList()) {
             used = decorator.apply(used);

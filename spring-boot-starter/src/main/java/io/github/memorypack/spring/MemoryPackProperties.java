@@ -1,5 +1,6 @@
 package io.github.memorypack.spring;
 
+import io.github.memorypack.core.Experimental;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -10,7 +11,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * runs on. Every property has a default, so the starter works with none set (a 20-message window on
  * an in-memory store). A value out of range fails the application's start with the memory
  * builder's own message.
+ *
+ * <p>{@link Experimental}: property names, defaults and their grouping may still change.
+ *
+ * <p>A mutable JavaBean that Spring binds once, at start-up; it is not thread-safe, and nothing reads
+ * it after the beans are created.
  */
+@Experimental
 @ConfigurationProperties(prefix = "memory-pack")
 public class MemoryPackProperties {
 

@@ -4,7 +4,6 @@ import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.chat.ChatModel;
 import io.github.memorypack.core.BufferChatMemory;
-import io.github.memorypack.core.LlmSummarizer;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
@@ -83,7 +82,7 @@ final class MemoryProviders {
     }
 
     /**
-     * The extractive summarizer, or an {@link LlmSummarizer} on the named {@link ChatModel} bean, or on
+     * The extractive summarizer, or the LLM one ({@link Summarizer#llmBuilder()}) on the named {@link ChatModel} bean, or on
      * the application's only (or primary) one.
      *
      * @throws IllegalStateException if a model is needed and none (or no unique one) is there
@@ -108,7 +107,7 @@ final class MemoryProviders {
                         + " memory-pack.summarizer.extractive=true to summarize offline");
             }
         }
-        LlmSummarizer.Builder builder = LlmSummarizer.builder().chatModel(model).tokenizer(tokenizer);
+        Summarizer.LlmBuilder builder = Summarizer.llmBuilder().chatModel(model).tokenizer(tokenizer);
         ifSet(cap, builder::maxSummaryTokens);
         return builder.build();
     }

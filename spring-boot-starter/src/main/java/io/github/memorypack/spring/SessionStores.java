@@ -41,7 +41,7 @@ final class SessionStores {
                     throw new IllegalStateException(
                             "memory-pack.store.type=file needs memory-pack.store.file.directory");
                 }
-                yield FileSessionStore.open(directory);
+                yield FileSessionStore.of(directory);
             }
             case REDIS -> {
                 require("io.github.memorypack.redis.RedisSessionStore", "redis", "memory-pack-redis");

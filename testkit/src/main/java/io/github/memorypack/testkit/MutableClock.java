@@ -19,17 +19,30 @@ public final class MutableClock extends Clock {
         this.now = Objects.requireNonNull(start, "start");
     }
 
-    /** A clock that reads {@code start} until it is moved. */
+    /**
+     * A clock that reads {@code start} until it is moved.
+     *
+     * @param start the instant the clock reads until moved
+     * @return a clock that reads {@code start} until it is moved
+     */
     public static MutableClock at(Instant start) {
         return new MutableClock(start);
     }
 
-    /** Moves the clock to {@code instant} (backwards too, to test clock skew). */
+    /**
+     * Moves the clock to {@code instant} (backwards too, to test clock skew).
+     *
+     * @param instant the new time
+     */
     public void set(Instant instant) {
         this.now = Objects.requireNonNull(instant, "instant");
     }
 
-    /** Moves the clock forward by {@code duration}. */
+    /**
+     * Moves the clock forward by {@code duration}.
+     *
+     * @param duration how far to move
+     */
     public synchronized void advance(Duration duration) {
         this.now = now.plus(duration);
     }

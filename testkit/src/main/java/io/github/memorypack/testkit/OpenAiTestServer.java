@@ -59,7 +59,11 @@ public final class OpenAiTestServer implements AutoCloseable {
     private final AtomicInteger responses = new AtomicInteger();
     private volatile Function<Request, Reply> answerer;
 
-    /** Starts the server on the loopback address and a free port. */
+    /**
+     * Starts the server on the loopback address and a free port.
+     *
+     * @throws IOException if the server cannot start
+     */
     public OpenAiTestServer() throws IOException {
         // MockWebServer writes a response's headers and body separately: with Nagle's algorithm on,
         // the body waits for the client's delayed ACK, about 40 ms per request on Linux
@@ -74,12 +78,20 @@ public final class OpenAiTestServer implements AutoCloseable {
         server.start(InetAddress.getLoopbackAddress(), 0);
     }
 
-    /** The OpenAI-style base URL of this server, {@code http://127.0.0.1:<port>/v1}. */
+    /**
+     * The OpenAI-style base URL of this server, {@code http://127.0.0.1:<port>/v1}.
+     *
+     * @return the OpenAI-style base URL of this server, {@code http://127.0.0.1:<port>/v1}
+     */
     public String baseUrl() {
         return "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + server.getPort() + "/v1";
     }
 
-    /** A real LangChain4j OpenAI client pointed at this server (no retries). */
+    /**
+     * A real LangChain4j OpenAI client pointed at this server (no retries).
+     *
+     * @return a real LangChain4j OpenAI client pointed at this server (no retries)
+     */
     public OpenAiChatModel model() {
         return OpenAiChatModel.builder().baseUrl(baseUrl()).apiKey("test-key").modelName("gpt-4o-mini").maxRetries(0)
                 .build();
@@ -88,23 +100,39 @@ public final class OpenAiTestServer implements AutoCloseable {
     /**
      * A real LangChain4j streaming OpenAI client pointed at this server. Its callbacks run on the HTTP
      * client's threads, not on the thread that started the request.
+     *
+     * @return a real LangChain4j streaming OpenAI client pointed at this server
      */
     public OpenAiStreamingChatModel streamingModel() {
         return OpenAiStreamingChatModel.builder().baseUrl(baseUrl()).apiKey("test-key").modelName("gpt-4o-mini")
                 .build();
     }
 
-    /** Queues an assistant answer with this text. */
+    /**
+     * Queues an assistant answer with this text.
+     *
+     * @param text the text
+     */
     public void enqueueText(String text) {
         enqueue(Reply.text(text));
     }
 
-    /** Queues an assistant answer that calls one tool with these JSON arguments. */
+    /**
+     * Queues an assistant answer that calls one tool with these JSON arguments.
+     *
+     * @param id        the tool call's id
+     * @param name      the tool's name
+     * @param arguments the arguments, as JSON
+     */
     public void enqueueToolCall(String id, String name, String arguments) {
         enqueue(Reply.toolCalls(ToolExecutionRequest.builder().id(id).name(name).arguments(arguments).build()));
     }
 
-    /** Queues a reply; queued replies are used first, in order, one per request. */
+    /**
+     * Queues a reply; queued replies are used first, in order, one per request.
+     *
+     * @param reply the reply
+     */
     public void enqueue(Reply reply) {
         queued.addLast(Objects.requireNonNull(reply, "reply"));
     }
@@ -112,12 +140,22 @@ public final class OpenAiTestServer implements AutoCloseable {
     /**
      * Answers every request that finds no queued reply with {@code answerer}, called on a server
      * thread (concurrently for concurrent requests). An exception it throws becomes an HTTP 500.
+     *
+     * @param answerer gives the reply to each request
      */
     public void answerWith(Function<Request, Reply> answerer) {
         this.answerer = Objects.requireNonNull(answerer, "answerer");
     }
 
-    /** The message history the next recorded request carried, one readable line per message. */
+    /**
+     * The message history the next recorded request carried, one readable line per message. Waits
+     * up to 10 seconds for a request.
+     *
+     * @return the history, one line per message, oldest first
+     * @throws AssertionError       if no request arrives within 10 seconds
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws Exception            if the request's body is not valid JSON
+     */
     public List<String> takeHistory() throws Exception {
         RecordedRequest request = server.takeRequest(10, TimeUnit.SECONDS);
         if (request == null) {
@@ -126,12 +164,20 @@ public final class OpenAiTestServer implements AutoCloseable {
         return history(JSON.readTree(request.getBody().readUtf8()));
     }
 
-    /** Requests received so far. */
+    /**
+     * Requests received so far.
+     *
+     * @return the number of requests received so far
+     */
     public int requestCount() {
         return server.getRequestCount();
     }
 
-    /** Every request received so far, in arrival order (a copy). */
+    /**
+     * Every request received so far, in arrival order (a copy).
+     *
+     * @return every request received so far, in arrival order (a copy)
+     */
     public List<Request> requests() {
         synchronized (requests) {
             return List.copyOf(requests);
@@ -345,17 +391,30 @@ public final class OpenAiTestServer implements AutoCloseable {
             this.streaming = streaming;
         }
 
-        /** 1 for the first request this server received, then 2, 3, … in arrival order. */
+        /**
+         * 1 for the first request this server received, then 2, 3, … in arrival order.
+         *
+         * @return the request's number, from 1
+         */
         public int number() {
             return number;
         }
 
-        /** The messages the request carried, one readable line each (see {@link OpenAiTestServer}). */
+        /**
+         * The messages the request carried, one readable line each (see {@link OpenAiTestServer}).
+         *
+         * @return the messages the request carried, one readable line each (see {@link OpenAiTestServer})
+         */
         public List<String> history() {
             return history;
         }
 
-        /** The last line of {@link #history()}. @throws IllegalStateException if it has none */
+        /**
+         * The last line of {@link #history()}.
+         *
+         * @return the last line
+         * @throws IllegalStateException if the request carried no message
+         */
         public String lastLine() {
             if (history.isEmpty()) {
                 throw new IllegalStateException("request #" + number + " carried no message");
@@ -363,12 +422,22 @@ public final class OpenAiTestServer implements AutoCloseable {
             return history.get(history.size() - 1);
         }
 
-        /** True if the client asked for server-sent events ({@code "stream": true}). */
+        /**
+         * True if the client asked for server-sent events ({@code "stream": true}).
+         *
+         * @return true if the client asked for server-sent events ({@code "stream": true})
+         */
         public boolean streaming() {
             return streaming;
         }
 
-        /** The reply the server sent, or {@code null} while it is being computed or when it answered with an error. */
+        /**
+         * The reply the server sent, or {@code null} while it is being computed or when it answered with an
+         * error.
+         *
+         * @return the reply the server sent, or {@code null} while it is being computed or when it answered
+         *             with an error
+         */
         public Reply reply() {
             return reply;
         }
@@ -394,7 +463,12 @@ public final class OpenAiTestServer implements AutoCloseable {
             this.completionTokens = completionTokens;
         }
 
-        /** An answer with this text (finish reason {@code stop}). */
+        /**
+         * An answer with this text (finish reason {@code stop}).
+         *
+         * @param text the text
+         * @return an answer with this text (finish reason {@code stop})
+         */
         public static Reply text(String text) {
             return new Reply(Objects.requireNonNull(text, "text"), List.of(), 10, 5);
         }
@@ -403,6 +477,9 @@ public final class OpenAiTestServer implements AutoCloseable {
          * An answer that calls these tools (finish reason {@code tool_calls}); each request needs an
          * id, a name and JSON arguments.
          *
+         * @param calls the tool calls, in order
+         * @return an answer that calls these tools (finish reason {@code tool_calls}); each request needs an
+         *            id, a name and JSON arguments
          * @throws IllegalArgumentException if there is no call or a call lacks its id, name or arguments
          */
         public static Reply toolCalls(ToolExecutionRequest... calls) {
@@ -420,6 +497,9 @@ public final class OpenAiTestServer implements AutoCloseable {
         /**
          * This reply reporting this usage instead of 10 prompt and 5 completion tokens.
          *
+         * @param promptTokens     the prompt tokens to report
+         * @param completionTokens the completion tokens to report
+         * @return this reply reporting this usage instead of 10 prompt and 5 completion tokens
          * @throws IllegalArgumentException if a count is negative
          */
         public Reply withUsage(int promptTokens, int completionTokens) {
@@ -429,22 +509,38 @@ public final class OpenAiTestServer implements AutoCloseable {
             return new Reply(text, toolCalls, promptTokens, completionTokens);
         }
 
-        /** The text, or {@code null} for a tool-call answer. */
+        /**
+         * The text, or {@code null} for a tool-call answer.
+         *
+         * @return the text, or {@code null} for a tool-call answer
+         */
         public String text() {
             return text;
         }
 
-        /** The tool calls; empty for a text answer. */
+        /**
+         * The tool calls; empty for a text answer.
+         *
+         * @return the tool calls; empty for a text answer
+         */
         public List<ToolExecutionRequest> toolCalls() {
             return toolCalls;
         }
 
-        /** Prompt tokens this reply reports. */
+        /**
+         * Prompt tokens this reply reports.
+         *
+         * @return the prompt tokens reported
+         */
         public int promptTokens() {
             return promptTokens;
         }
 
-        /** Completion tokens this reply reports. */
+        /**
+         * Completion tokens this reply reports.
+         *
+         * @return the completion tokens reported
+         */
         public int completionTokens() {
             return completionTokens;
         }

@@ -18,6 +18,8 @@ import java.util.Map;
  * tool execution requests, attributes; and tool calls without text); tool results (normal and
  * {@code isError}); custom. Texts include line breaks, quotes and non-ASCII characters so that
  * escaping bugs show up. Every message survives LangChain4j's own JSON round trip.
+ *
+ * <p>Stateless and thread-safe; every call returns a new list.
  */
 public final class SampleMessages {
 
@@ -28,7 +30,11 @@ public final class SampleMessages {
     private SampleMessages() {
     }
 
-    /** A new list, in conversation order (the first tool result answers the first tool call). */
+    /**
+     * A new list, in conversation order (the first tool result answers the first tool call).
+     *
+     * @return a new list, in conversation order
+     */
     public static List<ChatMessage> everyType() {
         ToolExecutionRequest weather = ToolExecutionRequest.builder()
                 .id("call_1").name("weather").arguments("{\"city\":\"Paris\",\"unit\":\"C\"}").build();

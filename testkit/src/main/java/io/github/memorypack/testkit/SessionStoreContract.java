@@ -88,25 +88,40 @@ public abstract class SessionStoreContract {
 
     /**
      * A new, empty store whose entry timestamps come from {@code clock}.
+     *
+     * @param clock where the store's entry timestamps come from
+     * @return a new, empty store
      */
     protected abstract SessionStore createStore(Clock clock);
 
     /**
      * The same data seen by a new instance, as after a process restart. Default: {@code store}
      * itself, for stores that live only in memory.
+     *
+     * @param store the store in use (close it first if it holds files or connections)
+     * @return a store over the same data
      */
     protected SessionStore reopen(SessionStore store) {
         return store;
     }
 
-    /** Releases a store after each test; default: {@link AutoCloseable#close()} if it is one. */
+    /**
+     * Releases a store after each test; default: {@link AutoCloseable#close()} if it is one.
+     *
+     * @param store a store the test used
+     * @throws Exception whatever closing throws; it fails the test
+     */
     protected void closeStore(SessionStore store) throws Exception {
         if (store instanceof AutoCloseable) {
             ((AutoCloseable) store).close();
         }
     }
 
-    /** Threads in the concurrency tests. */
+    /**
+     * Threads in the concurrency tests.
+     *
+     * @return the number of threads (default 16)
+     */
     protected int concurrentWriters() {
         return 16;
     }
@@ -114,26 +129,41 @@ public abstract class SessionStoreContract {
     /**
      * Single-entry appends per thread in the concurrent append test (also caps, at 100, the batches
      * appended while a reader watches for half-visible batches).
+     *
+     * @return the number of appends per thread (default 500)
      */
     protected int appendsPerWriter() {
         return 500;
     }
 
-    /** Compare-and-set increments per thread in the state concurrency tests. */
+    /**
+     * Compare-and-set increments per thread in the state concurrency tests.
+     *
+     * @return the number of increments per thread (default 100)
+     */
     protected int casIncrementsPerWriter() {
         return 100;
     }
 
-    /** The test's clock (the one given to {@link #createStore(Clock)}). */
+    /**
+     * The test's clock (the one given to {@link #createStore(Clock)}).
+     *
+     * @return the test's clock
+     */
     protected final MutableClock clock() {
         return clock;
     }
 
-    /** The store under test (the latest instance, after any {@link #reopen}). */
+    /**
+     * The store under test (the latest instance, after any {@link #reopen}).
+     *
+     * @return the store under test
+     */
     protected final SessionStore store() {
         return store;
     }
 
+    /** Before each test: a fresh clock at {@link #START} and a store from {@link #createStore}, checked empty. */
     @BeforeEach
     protected final void openStore() {
         clock = MutableClock.at(START);
@@ -141,6 +171,11 @@ public abstract class SessionStoreContract {
         assertThat(store.sessions()).as("createStore must return an empty store").isEmpty();
     }
 
+    /**
+     * After each test: {@link #closeStore} on every distinct store instance the test used.
+     *
+     * @throws Exception what {@link #closeStore} threw
+     */
     @AfterEach
     protected final void closeStores() throws Exception {
         for (SessionStore s : opened) {
@@ -149,7 +184,11 @@ public abstract class SessionStoreContract {
         opened.clear();
     }
 
-    /** Restarts the store and returns the new instance. */
+    /**
+     * Restarts the store and returns the new instance.
+     *
+     * @return the store after a restart
+     */
     protected final SessionStore restarted() {
         store = track(reopen(store));
         return store;
@@ -715,15 +754,20 @@ public abstract class SessionStoreContract {
         // given: the same messages under a plain id that could be confused with it
         store.updateMessages("plain", List.of(UserMessage.from("other")));
 
-        // when
+        // when: as LangChain4j's own memories write, the whole list each time
         store.updateMessages(memoryId, List.of(UserMessage.from("mine " + memoryId)));
+        store.updateMessages(memoryId, List.of(UserMessage.from("mine " + memoryId), AiMessage.from("yours")));
 
-        // then
-        assertThat(store.getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
-        assertThat(restarted().getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId));
+        // then: the second write appended the new message only
+        assertThat(store.getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId),
+                AiMessage.from("yours"));
+        assertThat(restarted().getMessages(memoryId)).containsExactly(UserMessage.from("mine " + memoryId),
+                AiMessage.from("yours"));
         assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));
         String sessionId = io.github.memorypack.core.SessionIds.of(memoryId);
         assertThat(store.sessions()).contains(sessionId);
+        assertThat(io.github.memorypack.core.SessionIds.memoryId(restarted(), sessionId))
+                .isEqualTo(String.valueOf(memoryId));
         store.deleteMessages(memoryId);
         assertThat(store.getMessages(memoryId)).isEmpty();
         assertThat(store.getMessages("plain")).containsExactly(UserMessage.from("other"));
@@ -958,7 +1002,13 @@ public abstract class SessionStoreContract {
         }
     }
 
-    /** Runs {@code work} on {@code threads} threads released together; rethrows the first failure. */
+    /**
+     * Runs {@code work} on {@code threads} threads released together; rethrows the first failure.
+     *
+     * @param threads how many threads
+     * @param work what each thread does, given its number (0 to {@code threads - 1})
+     * @throws Exception the first exception a thread threw
+     */
     protected static void runConcurrently(int threads, ThrowingIntConsumer work) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -985,12 +1035,23 @@ public abstract class SessionStoreContract {
     /** Work done by one thread of {@link #runConcurrently}; gets the thread's number. */
     @FunctionalInterface
     protected interface ThrowingIntConsumer {
+        /**
+         * Does one thread's work.
+         *
+         * @param thread the thread's number, from 0
+         * @throws Exception anything; {@link #runConcurrently} rethrows the first
+         */
         void accept(int thread) throws Exception;
     }
 
     // ---------------------------------------------------------------- helpers
 
-    /** Entries of user messages with the given texts and unknown token counts. */
+    /**
+     * Entries of user messages with the given texts and unknown token counts.
+     *
+     * @param texts the texts, one user message each
+     * @return new entries of user messages, one per text
+     */
     protected static List<NewEntry> entries(String... texts) {
         List<NewEntry> list = new ArrayList<>(texts.length);
         for (String text : texts) {
@@ -999,7 +1060,12 @@ public abstract class SessionStoreContract {
         return list;
     }
 
-    /** The texts of entries written by {@link #entries}. */
+    /**
+     * The texts of entries written by {@link #entries}.
+     *
+     * @param entries the entries
+     * @return the texts of their messages, in order
+     */
     protected static List<String> texts(List<Entry> entries) {
         return entries.stream().map(e -> ((UserMessage) e.message()).singleText()).collect(Collectors.toList());
     }
@@ -1008,7 +1074,12 @@ public abstract class SessionStoreContract {
         return entries.stream().map(Entry::id).collect(Collectors.toList());
     }
 
-    /** A state with every field set (system message, summary, attributes) and the given version. */
+    /**
+     * A state with every field set (system message, summary, attributes) and the given version.
+     *
+     * @param version the version
+     * @return a state with a system message, a summary and attributes
+     */
     protected static SessionState fullState(long version) {
         return new SessionState(version, SystemMessage.from("Be brief.\nAlways \"cite\" ✓"),
                 new Summary("Alice likes tea.\nOpen question: \"when\"?", 3, 12, START.plusMillis(1)),

@@ -2,7 +2,6 @@ package io.github.memorypack.testkit;
 
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
-import io.github.memorypack.core.ChatMemoryStoreAdapter;
 import io.github.memorypack.core.SessionStore;
 import java.time.Clock;
 
@@ -23,11 +22,11 @@ class ChatMemoryStoreAdapterContractTest extends SessionStoreContract {
     @Override
     protected SessionStore createStore(Clock clock) {
         wrapped = newWrappedStore();
-        return ChatMemoryStoreAdapter.of(wrapped, clock);
+        return SessionStore.of(wrapped, clock);
     }
 
     @Override
     protected SessionStore reopen(SessionStore store) {
-        return ChatMemoryStoreAdapter.of(wrapped, clock());
+        return SessionStore.of(wrapped, clock());
     }
 }

@@ -51,8 +51,10 @@ class SessionStoreContractSelfTest {
 
     @Test
     void should_fail_update_messages_test_when_every_update_replaces() {
+        // it also bypasses the default updateMessages, so a hashed memory id is never kept to be listed back
         assertThat(failuresOf(UpdateAlwaysReplaces.class))
-                .containsExactly("should_append_suffix_and_keep_entry_ids_when_update_messages_extends_stored_list");
+                .containsExactly("should_append_suffix_and_keep_entry_ids_when_update_messages_extends_stored_list",
+                        "should_keep_any_memory_id_apart_and_list_it_back_when_used_through_chat_memory_store");
     }
 
     @Test

@@ -71,7 +71,7 @@ public class ReopenBenchmark {
         public void write() throws IOException {
             folder = Files.createTempDirectory("reopen-benchmark");
             writeLog(folder.resolve(SESSION + ".jsonl"), messages);
-            List<Entry> last = FileSessionStore.open(folder).readLast(SESSION, LAST);
+            List<Entry> last = FileSessionStore.of(folder).readLast(SESSION, LAST);
             if (last.size() != Math.min(LAST, messages) || last.get(last.size() - 1).index() != messages - 1) {
                 throw new IllegalStateException("the generated log does not read back: " + last);
             }
@@ -89,7 +89,7 @@ public class ReopenBenchmark {
 
     @Benchmark
     public List<Entry> reopenAndReadLast20(Session session) {
-        return FileSessionStore.open(session.folder).readLast(SESSION, LAST);
+        return FileSessionStore.of(session.folder).readLast(SESSION, LAST);
     }
 
     /**
@@ -102,7 +102,7 @@ public class ReopenBenchmark {
     @Warmup(iterations = 2)
     @Measurement(iterations = 5)
     public List<Entry> reopenAndReadAll(Session session) {
-        return FileSessionStore.open(session.folder).read(SESSION, 0, Integer.MAX_VALUE);
+        return FileSessionStore.of(session.folder).read(SESSION, 0, Integer.MAX_VALUE);
     }
 
     /** Writes {@code count} one-entry records: {@code ~<length hex8> <crc32c hex8> <EntryCodec JSON>\n}. */

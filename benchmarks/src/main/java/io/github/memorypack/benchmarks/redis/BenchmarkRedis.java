@@ -18,7 +18,7 @@ import redis.embedded.core.ExecutableProvider;
  * packaged in {@code com.github.codemonstur:embedded-redis} (or, failing that, the one on the PATH),
  * started on a free loopback port without persistence and stopped when the fork ends.
  */
-final class BenchmarkRedis implements AutoCloseable {
+public final class BenchmarkRedis implements AutoCloseable {
 
     private final String uri;
     private final Process process;
@@ -28,7 +28,7 @@ final class BenchmarkRedis implements AutoCloseable {
         this.process = process;
     }
 
-    static BenchmarkRedis start() {
+    public static BenchmarkRedis start() {
         String env = System.getenv("REDIS_URL");
         if (env != null && !env.isBlank()) {
             return new BenchmarkRedis(env, null);
@@ -60,7 +60,7 @@ final class BenchmarkRedis implements AutoCloseable {
         }
     }
 
-    String uri() {
+    public String uri() {
         return uri;
     }
 

@@ -24,7 +24,7 @@ import java.util.function.Function;
  * summary-buffer. The samples' comparison shows the same figures with a chart; this one adds the
  * token window and the targets.
  *
- * <p>Deterministic: scripted replies, the offline {@link ExtractiveSummarizer} (cap 500 tokens),
+ * <p>Deterministic: scripted replies, the offline {@link Summarizer#extractive(int)} (cap 500 tokens),
  * o200k token counts. It measures tokens, not time.
  *
  * <pre>

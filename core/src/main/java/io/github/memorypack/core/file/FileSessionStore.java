@@ -15,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * and for several processes sharing the folder.
  *
  * <pre>{@code
- * SessionStore store = FileSessionStore.open(Path.of("memory"));
+ * SessionStore store = FileSessionStore.of(Path.of("memory"));
  * }</pre>
  *
  * <h2>Layout on disk</h2>
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code <id>.lock} — the cross-process lock, also holding two change counters. It stays after
  *       {@link #delete}: removing a lock file that another process may be waiting on would let two
  *       processes lock "the same" file at once.</li>
- *   <li>{@code <id>.jsonl.torn-<UTC time>} — a torn tail that was set aside (see Recovery).</li>
+ *   <li>{@code <id>.jsonl.torn-<UTC time>} — a torn tail that was set aside (see {@link Recovery}).</li>
  * </ul>
  * No suffix is the end of another, so two ids never share a file. Folders the store creates are
  * {@code 0700} and its files {@code 0600} on POSIX file systems.
@@ -83,7 +85,9 @@ import org.slf4j.LoggerFactory;
  * and at a million. Older entries are read when a call needs them (a read from an earlier index, a
  * larger {@code readLast}, an idempotency key lookup, trim, replace), backwards again, doubling the
  * bytes read each time. The store caches what it read for up to {@link Builder#maxCachedSessions}
- * sessions (least recently used first out). Under the lock it checks the log's identity and size and
+ * sessions (least recently used first out), and keeps no file open between calls: each call opens
+ * what it needs and closes it before it returns, so a server that has seen 100,000 sessions holds at
+ * most that many sessions' tails in heap and no file handle for any of them. Under the lock it checks the log's identity and size and
  * the change counters: when another process appended, only the new bytes are parsed; when the log was
  * rewritten, its tail is read again. Reads therefore cost O(entries returned) when nothing changed.
  *
@@ -93,7 +97,8 @@ import org.slf4j.LoggerFactory;
  * zero bytes where a file system extended the file without its data, or the first lines of a
  * multi-entry append. Reads ignore it; the next write moves those bytes to
  * {@code <id>.jsonl.torn-<time>}, truncates the log to its last complete append, logs an SLF4J warning
- * and tells the {@link RecoveryListener}. A torn append never returned, so nothing acknowledged is
+ * and tells the {@linkplain Builder#onRecovery recovery listener} (see {@link Recovery}). A torn append never
+ * returned, so nothing acknowledged is
  * lost. Anything else that does not check — a bit flip or an edited letter in any line, the last one
  * included, a damaged newline, a line without a checksum after checksummed ones — is damage: every
  * call that reads that line fails with {@link io.github.memorypack.core.CorruptRecordException
@@ -122,7 +127,7 @@ public final class FileSessionStore implements SessionStore {
 
     private final Path directory;
     private final Clock clock;
-    private final RecoveryListener recoveryListener;
+    private final Consumer<Recovery> recoveryListener;
     private final Disk disk;
     private final Map<String, Session> cache;
 
@@ -142,16 +147,30 @@ public final class FileSessionStore implements SessionStore {
         };
     }
 
-    /** A store in {@code directory} (created if missing) with the system UTC clock. */
-    public static FileSessionStore open(Path directory) {
+    /**
+     * A store in {@code directory} (created if missing) with the system UTC clock.
+     *
+     * @param directory the folder (created if missing)
+     * @return a store in {@code directory} (created if missing) with the system UTC clock
+     */
+    public static FileSessionStore of(Path directory) {
         return builder().directory(directory).build();
     }
 
+    /**
+     * A builder; only {@link Builder#directory(Path)} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The folder holding the session files (its real path). */
+    /**
+     * The folder holding the session files (its real path).
+     *
+     * @return the folder holding the session files (its real path)
+     */
     public Path directory() {
         return directory;
     }
@@ -361,6 +380,13 @@ public final class FileSessionStore implements SessionStore {
                 + cause, cause);
     }
 
+    /** How many sessions the store keeps parsed (for tests). */
+    int cachedSessions() {
+        synchronized (cache) {
+            return cache.size();
+        }
+    }
+
     private Session session(String sessionId) {
         synchronized (cache) {
             return cache.computeIfAbsent(sessionId, id -> new Session(new SessionFiles(directory, id), disk));
@@ -370,10 +396,55 @@ public final class FileSessionStore implements SessionStore {
     private void report(List<Recovery> recoveries) {
         for (Recovery recovery : recoveries) {
             try {
-                recoveryListener.onRecovery(recovery);
+                recoveryListener.accept(recovery);
             } catch (RuntimeException e) {
                 LOG.warn("Recovery listener failed for {}", recovery, e);
             }
+        }
+    }
+
+    /**
+     * What the store did when it found a torn tail: the bytes after the last complete
+     * append of a session file (a partial line, an unparsable last line, or the lines of an append
+     * that was cut short — left by a crash or a full disk in the middle of a write) were moved to a side
+     * file and the file was truncated to its last complete append. Nothing is deleted: the side file
+     * holds the exact bytes.
+     *
+     * @param sessionId  the session whose file was repaired
+     * @param file       the repaired file: the session's log ({@code <id>.jsonl}) or its archive of trimmed
+     *                   entries
+     * @param setAsideTo the side file next to {@code file} that now holds the torn bytes
+     * @param offset     byte offset in {@code file} where the torn tail started: the file's new length
+     * @param length     number of bytes set aside
+     * @param lineNumber 1-based line number in {@code file} of the first torn line
+     * @param detectedAt when the store found the tail (the store's clock)
+     */
+    public record Recovery(String sessionId, Path file, Path setAsideTo, long offset, long length, long lineNumber,
+                           Instant detectedAt) {
+
+        /**
+         * A recovery report; the store creates them.
+         *
+         * @param sessionId  the session whose file was repaired
+         * @param file       the repaired file
+         * @param setAsideTo the side file that now holds the torn bytes
+         * @param offset     byte offset in {@code file} where the torn tail started
+         * @param length     number of bytes set aside
+         * @param lineNumber 1-based line number in {@code file} of the first torn line
+         * @param detectedAt when the store found the tail
+         * @throws NullPointerException if {@code sessionId}, a path or {@code detectedAt} is null
+         */
+        public Recovery {
+            Objects.requireNonNull(sessionId, "sessionId");
+            Objects.requireNonNull(file, "file");
+            Objects.requireNonNull(setAsideTo, "setAsideTo");
+            Objects.requireNonNull(detectedAt, "detectedAt");
+        }
+
+        @Override
+        public String toString() {
+            return "Recovery{session=" + sessionId + ", file=" + file + ", line=" + lineNumber + ", offset=" + offset
+                    + ", bytes=" + length + ", setAsideTo=" + setAsideTo + ", at=" + detectedAt + '}';
         }
     }
 
@@ -384,35 +455,62 @@ public final class FileSessionStore implements SessionStore {
 
         private Path directory;
         private Clock clock = Clock.systemUTC();
-        private RecoveryListener recoveryListener = RecoveryListener.ignore();
+        private Consumer<Recovery> recoveryListener = recovery -> { };
         private int maxCachedSessions = DEFAULT_MAX_CACHED_SESSIONS;
 
         private Builder() {
         }
 
-        /** The folder for the session files; created (0700 on POSIX) if missing. Required. */
+        /**
+         * The folder for the session files; created (0700 on POSIX) if missing. Required.
+         *
+         * @param directory the folder
+         * @return this builder
+         */
         public Builder directory(Path directory) {
             this.directory = directory;
             return this;
         }
 
-        /** Where entry timestamps and recovery times come from; default the system UTC clock. */
+        /**
+         * Where entry timestamps and recovery times come from; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = clock;
             return this;
         }
 
-        /** Told about every torn tail the store sets aside; default: nothing besides the SLF4J warning. */
-        public Builder onRecovery(RecoveryListener listener) {
+        /**
+         * Told about every torn tail the store sets aside (see {@link Recovery}), after the repair and
+         * after the session's lock is released, on the thread whose store call found it. The store
+         * also logs each recovery as an SLF4J warning. An exception thrown by the listener is logged
+         * and does not fail the store call. Default: nothing besides the warning.
+         *
+         * @param listener called with each recovery
+         * @return this builder
+         */
+        public Builder onRecovery(Consumer<Recovery> listener) {
             this.recoveryListener = listener;
             return this;
         }
 
         /**
          * How many sessions keep their parsed entries in memory; least recently used ones beyond it are
-         * dropped and re-read from disk when used again. Default {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         * dropped and re-read from disk when used again. This bounds the store's heap whatever number of
+         * sessions it has seen (it keeps no file open between calls). Default
+         * {@value #DEFAULT_MAX_CACHED_SESSIONS}.
+         *
+         * @param maxCachedSessions the number of sessions, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxCachedSessions < 1}
          */
         public Builder maxCachedSessions(int maxCachedSessions) {
+            if (maxCachedSessions < 1) {
+                throw new IllegalArgumentException("maxCachedSessions must be >= 1, was " + maxCachedSessions);
+            }
             this.maxCachedSessions = maxCachedSessions;
             return this;
         }
@@ -420,6 +518,7 @@ public final class FileSessionStore implements SessionStore {
         /**
          * Creates the folder if needed and returns the store.
          *
+         * @return the store
          * @throws IllegalArgumentException if the folder is missing or not a folder, a value is
          *                                  {@code null}, or {@code maxCachedSessions < 1}
          * @throws StoreException           if the folder cannot be created or resolved

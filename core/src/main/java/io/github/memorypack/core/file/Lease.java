@@ -1,5 +1,6 @@
 package io.github.memorypack.core.file;
 
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -8,6 +8,7 @@ import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.EntryCodec;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -16,6 +16,7 @@ import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

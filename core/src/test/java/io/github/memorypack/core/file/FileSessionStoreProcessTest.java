@@ -8,6 +8,7 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -60,7 +61,7 @@ class FileSessionStoreProcessTest {
             assertThat(child.exitValue()).isZero();
         }
 
-        List<Entry> all = FileSessionStore.open(folder).read("shared", 0, Integer.MAX_VALUE);
+        List<Entry> all = FileSessionStore.of(folder).read("shared", 0, Integer.MAX_VALUE);
         assertThat(all).hasSize(PROCESSES * APPENDS);
         assertThat(all).extracting(Entry::index).containsExactlyElementsOf(
                 LongStream.range(0, PROCESSES * APPENDS).boxed().collect(Collectors.toList()));

@@ -10,6 +10,7 @@ import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

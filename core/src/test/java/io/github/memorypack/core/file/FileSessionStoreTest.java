@@ -15,6 +15,7 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.EntryCodec;
+import io.github.memorypack.core.file.FileSessionStore.Recovery;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -312,6 +313,40 @@ class FileSessionStoreTest {
 
         assertThat(texts(store.read("a", 0, 10))).containsExactly("a0", "a1", "a2");
         assertThat(texts(store.readLast("b", 2))).containsExactly("b1", "b2");
+    }
+
+    @Test
+    void should_keep_no_file_open_and_at_most_the_cache_size_of_sessions_when_many_sessions_are_used()
+            throws IOException {
+        // given
+        Path descriptors = Path.of("/proc/self/fd");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(descriptors), "needs /proc/self/fd (Linux)");
+        FileSessionStore store = FileSessionStore.builder().directory(folder()).maxCachedSessions(10).build();
+        store.append("warm-up", texts("w"));
+        long openBefore = openFiles(descriptors);
+
+        // when: every call a memory makes, on 300 sessions
+        for (int i = 0; i < 300; i++) {
+            String session = "s" + i;
+            store.append(session, texts("q" + i));
+            store.compareAndSetState(session, store.state(session).version(),
+                    store.state(session).withSystemMessage(SystemMessage.from("sys")));
+            store.readLast(session, 5);
+            store.append(session, texts("a" + i));
+            store.read(session, 0, 10);
+            store.nextIndex(session);
+        }
+
+        // then
+        assertThat(store.cachedSessions()).isEqualTo(10);
+        assertThat(openFiles(descriptors)).isLessThanOrEqualTo(openBefore);
+        assertThat(texts(store.read("s0", 0, 10))).containsExactly("q0", "a0");
+    }
+
+    private static long openFiles(Path descriptors) throws IOException {
+        try (Stream<Path> open = Files.list(descriptors)) {
+            return open.count();
+        }
     }
 
     // ------------------------------------------------------------------ trim, replace, archive

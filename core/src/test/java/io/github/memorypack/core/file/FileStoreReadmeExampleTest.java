@@ -41,7 +41,7 @@ class FileStoreReadmeExampleTest {
         store.compareAndSetState("ana", state.version(), state.withAttributes(Map.of("lang", "en")));
 
         store.trim("ana", 1);                        // entry 0 moves to ana.jsonl.trimmed, never lost
-        FileSessionStore afterRestart = FileSessionStore.open(folder);     // sees entries, state, keys
+        FileSessionStore afterRestart = FileSessionStore.of(folder);     // sees entries, state, keys
         // --- README example ends
 
         assertThat(lastTwo).extracting(Entry::index).containsExactly(0L, 1L);

@@ -28,7 +28,7 @@ public final class StoreChild {
     }
 
     public static void main(String[] args) throws Exception {
-        FileSessionStore store = FileSessionStore.open(Path.of(args[1]));
+        FileSessionStore store = FileSessionStore.of(Path.of(args[1]));
         String session = args[2];
         if (args[0].equals("append")) {
             int count = Integer.parseInt(args[3]);

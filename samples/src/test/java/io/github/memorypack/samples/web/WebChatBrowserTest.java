@@ -94,7 +94,7 @@ class WebChatBrowserTest {
                 assertThat(third.getDomAttribute("class")).contains("live", "selected", "open");
                 assertThat(third.findElement(By.cssSelector(".messages")).isDisplayed()).isTrue();
                 // the chart has one line per strategy, three points each
-                int strategies = io.github.memorypack.samples.Strategy.values().length;
+                int strategies = io.github.memorypack.samples.Strategy.memories().size();
                 assertThat(browser.findElements(By.cssSelector("#chart polyline"))).hasSize(strategies);
                 assertThat(browser.findElements(By.cssSelector("#chart circle"))).hasSize(3 * strategies);
 

@@ -1,4 +1,4 @@
-package io.github.memorypack.testkit;
+package io.github.memorypack.integration;
 
 import dev.langchain4j.data.message.ChatMessage;
 import io.github.memorypack.core.Entry;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * decorator</em> are counted: a delegate's own internal calls (say, its {@code getMessages} calling
  * its {@code read}) are not. Thread-safe; behaviour is the delegate's, unchanged.
  */
-public final class CountingSessionStore implements SessionStore {
+final class CountingSessionStore implements SessionStore {
 
     /** The operations that are counted, one per store method. */
     public enum Operation {

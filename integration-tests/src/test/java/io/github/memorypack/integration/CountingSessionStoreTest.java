@@ -1,12 +1,12 @@
-package io.github.memorypack.testkit;
+package io.github.memorypack.integration;
 
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.APPEND;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.COMPARE_AND_SET_STATE;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.GET_MESSAGES;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.READ;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.READ_LAST;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.STATE;
-import static io.github.memorypack.testkit.CountingSessionStore.Operation.UPDATE_MESSAGES;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.APPEND;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.COMPARE_AND_SET_STATE;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.GET_MESSAGES;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.READ;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.READ_LAST;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.STATE;
+import static io.github.memorypack.integration.CountingSessionStore.Operation.UPDATE_MESSAGES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.AiMessage;

@@ -1,7 +1,8 @@
-package io.github.memorypack.testkit;
+package io.github.memorypack.integration;
 
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.testkit.SessionStoreContract;
 import java.time.Clock;
 
 /**

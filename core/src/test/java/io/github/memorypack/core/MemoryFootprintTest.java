@@ -1,0 +1,129 @@
+package io.github.memorypack.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a memory object holds: {@code AiServices} keeps one per memory id until it is evicted, so a
+ * server that has seen 100,000 sessions holds 100,000 of them. Each holds its id and references to
+ * what every memory of its provider shares; views live in the provider's bounded {@link ViewCache},
+ * token counts of system messages and summaries in the shared rules' bounded map. (The heap these
+ * take is measured by the benchmarks' {@code HeapBenchmark}, not asserted here.)
+ */
+class MemoryFootprintTest {
+
+    private final InMemorySessionStore store = InMemorySessionStore.create();
+
+    /** The engine's per-session part of a strategy (every strategy composes one, in its {@code engine} field). */
+    static SessionMemory sessionMemoryOf(ChatMemory memory) throws ReflectiveOperationException {
+        Field engine = memory.getClass().getDeclaredField("engine");
+        engine.setAccessible(true);
+        return ((MemoryEngine) engine.get(memory)).memory();
+    }
+
+    private static void chat(ChatMemory memory, String system, String question) {
+        memory.add(SystemMessage.from(system));
+        memory.messages();
+        memory.add(UserMessage.from(question));
+        memory.add(AiMessage.from("An answer to: " + question));
+    }
+
+    @Test
+    void should_share_one_set_of_settings_when_memories_come_from_one_provider() throws Exception {
+        // given
+        List<ChatMemoryProvider> providers = List.of(
+                BufferChatMemory.builder().chatMemoryStore(store).provider(),
+                WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider(),
+                WindowChatMemory.builder().chatMemoryStore(store).maxTokens(500, Tokenizers.o200k()).provider(),
+                SummaryChatMemory.builder().chatMemoryStore(store).summarizer(Summarizer.extractive())
+                        .provider(),
+                SummaryBufferChatMemory.builder().chatMemoryStore(store)
+                        .summarizer(Summarizer.extractive()).maxBufferTokens(1_000).provider(),
+                MemoryMdChatMemory.builder().chatMemoryStore(store).provider());
+
+        for (ChatMemoryProvider provider : providers) {
+            // when
+            SessionMemory first = sessionMemoryOf(provider.get("alice"));
+            SessionMemory second = sessionMemoryOf(provider.get("bob@example.com"));
+
+            // then
+            assertThat(second.shared()).as("shared settings of %s", provider).isSameAs(first.shared());
+            assertThat(second.rules()).isSameAs(first.rules());
+            assertThat(second.id()).isEqualTo("bob@example.com");
+        }
+    }
+
+    @Test
+    void should_not_change_earlier_memories_when_the_builder_changes_after_build() throws Exception {
+        // given
+        List<String> seen = new ArrayList<>();
+        BufferChatMemory.Builder builder = BufferChatMemory.builder().chatMemoryStore(store).id("a");
+        BufferChatMemory before = builder.build();
+
+        // when
+        builder.listener(new MemoryListener() {
+            @Override
+            public void onView(ViewShown view) {
+                seen.add(view.sessionId());
+            }
+        });
+        BufferChatMemory after = builder.id("b").build();
+        before.messages();
+        after.messages();
+
+        // then
+        assertThat(sessionMemoryOf(after).shared()).isNotSameAs(sessionMemoryOf(before).shared());
+        assertThat(seen).containsExactly("b");
+    }
+
+    @Test
+    void should_keep_at_most_the_cache_size_of_views_when_many_sessions_are_read() throws Exception {
+        // given
+        ChatMemoryProvider provider = BufferChatMemory.builder().chatMemoryStore(store).viewCacheSize(10).provider();
+        List<ChatMemory> memories = new ArrayList<>();
+
+        // when
+        for (int i = 0; i < 100; i++) {
+            ChatMemory memory = provider.get("user-" + i);
+            chat(memory, "Be brief.", "question " + i);
+            memory.messages();
+            memories.add(memory);
+        }
+
+        // then
+        assertThat(sessionMemoryOf(memories.get(0)).shared().cache.size()).isEqualTo(10);
+        // a memory whose view was dropped reads its session again
+        assertThat(memories.get(0).messages()).containsExactly(SystemMessage.from("Be brief."),
+                UserMessage.from("question 0"), AiMessage.from("An answer to: question 0"));
+    }
+
+    @Test
+    void should_keep_a_bounded_number_of_token_counts_when_every_session_has_its_own_system_message()
+            throws Exception {
+        // given
+        ChatMemoryProvider provider = WindowChatMemory.builder().chatMemoryStore(store)
+                .maxTokens(2_000, Tokenizers.o200k()).provider();
+        int sessions = ViewRules.PINNED_COUNTS + 100;
+        ChatMemory last = null;
+
+        // when
+        for (int i = 0; i < sessions; i++) {
+            last = provider.get("user-" + i);
+            chat(last, "You are the assistant of user " + i + ".", "question " + i);
+        }
+
+        // then
+        ViewRules rules = sessionMemoryOf(last).rules();
+        assertThat(rules.pinnedCountsHeld()).isEqualTo(ViewRules.PINNED_COUNTS);
+        assertThat(last.messages()).startsWith(SystemMessage.from("You are the assistant of user " + (sessions - 1) + "."));
+    }
+}

@@ -1,0 +1,92 @@
+package io.github.memorypack.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Java example in the project's READMEs is code that compiles and runs: each {@code ```java}
+ * block must appear, line for line (indentation aside), in a test or sample source file of the
+ * project (closing braces that end the block aside). A block preceded by an {@code <!-- not compiled: why -->} line is exempt (a fragment).
+ */
+class ReadmeSnippetsTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final String EXEMPT = "<!-- not compiled:";
+
+    @Test
+    void should_find_every_readme_java_example_in_compiled_sources() throws IOException {
+        List<String> sources = javaSources();
+        List<String> missing = new ArrayList<>();
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/docs/old/")
+                            && !p.toString().contains("/.git/"))
+                    .sorted().toList();
+        }
+        int blocks = 0;
+        for (Path readme : readmes) {
+            List<String> lines = Files.readAllLines(readme, StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                if (!lines.get(i).strip().equals("```java")) {
+                    continue;
+                }
+                boolean exempt = i > 0 && lines.get(i - 1).strip().startsWith(EXEMPT);
+                List<String> block = new ArrayList<>();
+                int j = i + 1;
+                while (j < lines.size() && !lines.get(j).strip().equals("```")) {
+                    block.add(lines.get(j));
+                    j++;
+                }
+                if (!exempt) {
+                    blocks++;
+                    // closing braces at the end close what the example opened; the test goes on inside
+                    while (!block.isEmpty() && block.get(block.size() - 1).strip().matches("[})\\];]*")) {
+                        block.remove(block.size() - 1);
+                    }
+                    String normalized = normalize(block);
+                    if (sources.stream().noneMatch(source -> source.contains(normalized))) {
+                        missing.add(ROOT.relativize(readme) + ":" + (i + 1));
+                    }
+                }
+                i = j;
+            }
+        }
+        assertThat(blocks).as("java examples found in READMEs").isGreaterThan(10);
+        assertThat(missing).as("README java examples not found verbatim in any test or sample source").isEmpty();
+    }
+
+    /** Lines stripped of indentation and trailing space, blank lines dropped, joined by newlines. */
+    private static String normalize(List<String> lines) {
+        return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));
+    }
+
+    private static List<String> javaSources() throws IOException {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
+                    .filter(p -> p.toString().contains("/src/test/") || p.toString().contains("/samples/src/main/"))
+                    .map(ReadmeSnippetsTest::read)
+                    .map(text -> normalize(text.lines().toList()))
+                    .toList();
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

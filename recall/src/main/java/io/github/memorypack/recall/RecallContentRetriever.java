@@ -682,17 +682,12 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
 
         private static EmbeddingModel load() {
-            Class<?> modelClass;
             try {
-                // not initialised: its static initialiser would load a second, multi-threaded session
-                modelClass = Class.forName(DEFAULT_MODEL_CLASS, false, RecallContentRetriever.class.getClassLoader());
+                return (EmbeddingModel) Class.forName(DEFAULT_MODEL_CLASS).getConstructor().newInstance();
             } catch (ClassNotFoundException e) {
                 throw new IllegalStateException("the default embedding model is not on the class path: add "
                         + DEFAULT_MODEL_ARTIFACT + " or call lexicalOnly() or embeddingModel(…)", e);
-            }
-            try {
-                return SingleThreadedMiniLm.load(modelClass);
-            } catch (IOException | RuntimeException | LinkageError e) {
+            } catch (ReflectiveOperationException | LinkageError e) {
                 throw new IllegalStateException("could not load the default embedding model " + DEFAULT_MODEL_CLASS, e);
             }
         }

@@ -237,13 +237,12 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         float[] vector = model == null ? null : model.embed(text).content().vector();
         return withIndex(sessionId, false, index -> {
             List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), minScore, MAX_TURNS_READ);
-            return assemble(index, sessionId, hits);
+            return assemble(sessionId, hits);
         });
     }
 
     /** Reads the best turns from the store, within the budget, oldest first. */
-    private List<Content> assemble(SessionIndex index, String sessionId, List<SessionIndex.Hit> hits)
-            throws IOException {
+    private List<Content> assemble(String sessionId, List<SessionIndex.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
         Set<String> shown = new HashSet<>();
         int budget = maxTokens;
@@ -251,7 +250,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (budget <= 0) {
                 break;
             }
-            List<Entry> turn = Turns.read(store, sessionId, index.entriesOf(hit.turn));
+            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
             if (turn.isEmpty() || turn.get(0).index() != hit.turn) {
                 continue; // trimmed after the index caught up, or its question was replaced
             }

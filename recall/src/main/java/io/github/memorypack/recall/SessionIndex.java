@@ -15,6 +15,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -47,10 +49,14 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.CollectionStatistics;
@@ -58,8 +64,11 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -84,7 +93,7 @@ final class SessionIndex implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
-    static final String FORMAT = "4";
+    static final String FORMAT = "5";
     /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
     static final int CANDIDATES = 40;
     /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
@@ -92,6 +101,8 @@ final class SessionIndex implements Closeable {
     /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
     static final int COMMIT_EVERY = 512;
     private static final int READ_BATCH = 256;
+    /** Segments of at least this many vectors first seen by a query get their 8-bit copy built in the background. */
+    static final int BACKGROUND_COPY = 2_048;
 
     private static final String ENTRY = "entry";
     private static final String TURN = "turn";
@@ -245,7 +256,10 @@ final class SessionIndex implements Closeable {
     }
 
     private IndexWriterConfig config() {
-        return new IndexWriterConfig(analyzer).setCommitOnClose(false);
+        // a merged segment's vectors are decoded by the merge thread before searchers see the segment,
+        // so that no query pays for decoding the vectors of thousands of messages at once
+        IndexWriterConfig config = new IndexWriterConfig(analyzer).setCommitOnClose(false);
+        return model == null ? config : config.setMergedSegmentWarmer(reader -> vectors(reader, true));
     }
 
     private void restore(Map<String, String> data) {
@@ -503,10 +517,13 @@ final class SessionIndex implements Closeable {
             long index = entry.index();
             doc.add(new LongPoint(ENTRY, index));
             doc.add(new StoredField(ENTRY, index));
+            doc.add(new NumericDocValuesField(ENTRY, index));
             doc.add(new LongPoint(TURN, turns.get(i)));
             doc.add(new StoredField(TURN, turns.get(i)));
             doc.add(new StoredField(TURN_ID, turnIds.get(i)));
-            doc.add(new TextField(TEXT, texts.get(i), Field.Store.YES));
+            doc.add(new BinaryDocValuesField(TURN_ID, new BytesRef(turnIds.get(i))));
+            // not stored: the log holds the text, and a query's coverage is read from the postings
+            doc.add(new TextField(TEXT, texts.get(i), Field.Store.NO));
             doc.add(new NumericDocValuesField(TURN, turns.get(i)));
             String tag = entry.metadata().get(LogFormat.TURN);
             if (tag != null && entry.message() instanceof UserMessage) {
@@ -532,21 +549,40 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * The log indices of the messages indexed for the turn that starts at {@code turn}, in log order:
-     * what recall shows of it (cleared, replaced and retried entries are not among them).
+     * Sets each hit's {@link Hit#entries}: the log indices of the messages indexed for its turn, in log
+     * order — what recall shows of it (cleared, replaced and retried entries are not among them). One
+     * set query for all the hits, the log indices from doc values; the searcher already sees every
+     * document of a turn before the search's cutoff.
      */
-    List<Long> entriesOf(long turn) throws IOException {
-        IndexSearcher searcher = acquire(turn + 1);
-        try {
-            List<Long> indices = new ArrayList<>();
-            StoredFields stored = searcher.storedFields();
-            for (ScoreDoc doc : searcher.search(LongPoint.newExactQuery(TURN, turn), Integer.MAX_VALUE).scoreDocs) {
-                indices.add(stored.document(doc.doc, Set.of(ENTRY)).getField(ENTRY).numericValue().longValue());
+    private static void attachEntries(IndexSearcher searcher, List<Hit> hits) throws IOException {
+        if (hits.isEmpty()) {
+            return;
+        }
+        long[] turns = new long[hits.size()];
+        Map<Long, Hit> byTurn = new HashMap<>();
+        for (int i = 0; i < turns.length; i++) {
+            turns[i] = hits.get(i).turn;
+            byTurn.put(turns[i], hits.get(i));
+        }
+        Weight weight = searcher.createWeight(searcher.rewrite(LongPoint.newSetQuery(TURN, turns)),
+                ScoreMode.COMPLETE_NO_SCORES, 1);
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            Scorer scorer = weight.scorer(leaf);
+            if (scorer == null) {
+                continue;
             }
-            indices.sort(null);
-            return indices;
-        } finally {
-            searchers.release(searcher);
+            Bits live = leaf.reader().getLiveDocs();
+            NumericDocValues entries = DocValues.getNumeric(leaf.reader(), ENTRY);
+            NumericDocValues turnValues = DocValues.getNumeric(leaf.reader(), TURN);
+            DocIdSetIterator docs = scorer.iterator();
+            for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                if ((live == null || live.get(doc)) && entries.advanceExact(doc) && turnValues.advanceExact(doc)) {
+                    byTurn.get(turnValues.longValue()).entries.add(entries.longValue());
+                }
+            }
+        }
+        for (Hit hit : hits) {
+            hit.entries.sort(null);
         }
     }
 
@@ -595,6 +631,8 @@ final class SessionIndex implements Closeable {
     static final class Hit {
         final long turn;
         String turnId;
+        /** The log indices of the turn's indexed messages, in log order. */
+        final List<Long> entries = new ArrayList<>();
         double fused;
         double relevance;
 
@@ -632,7 +670,7 @@ final class SessionIndex implements Closeable {
                 lexicalDocs.addAll(ranked(searcher.search(lexical, CANDIDATES).scoreDocs));
             }
             if (queryVector != null) {
-                semanticDocs.addAll(ranked(nearest(searcher, unit(queryVector), before, similarity)));
+                semanticDocs.addAll(ranked(nearest(searcher, SegmentVectors.unit(queryVector), before, similarity)));
             }
             Map<Long, Hit> hits = new HashMap<>();
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
@@ -646,31 +684,29 @@ final class SessionIndex implements Closeable {
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
-            StoredFields stored = searcher.storedFields();
+            Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, queryTerms, docsOfTurn) : Map.of();
+            List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             List<Hit> result = new ArrayList<>();
             for (Hit hit : ranked) {
                 if (result.size() == limit) {
                     break;
                 }
                 for (int docId : docsOfTurn.get(hit.turn)) {
-                    Document doc = stored.document(docId, Set.of(TEXT, TURN_ID));
-                    hit.turnId = doc.get(TURN_ID);
-                    double coverage = 0;
-                    if (queryWeight > 0) {
-                        Set<String> docTerms = terms(doc.get(TEXT));
-                        for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
-                            if (docTerms.contains(term.getKey())) {
-                                coverage += term.getValue();
-                            }
+                    if (hit.turnId == null) {
+                        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+                        BinaryDocValues turnIds = DocValues.getBinary(leaf.reader(), TURN_ID);
+                        if (turnIds.advanceExact(docId - leaf.docBase)) {
+                            hit.turnId = turnIds.binaryValue().utf8ToString();
                         }
-                        coverage /= queryWeight;
                     }
+                    double coverage = queryWeight > 0 ? covered.getOrDefault(docId, 0.0) / queryWeight : 0;
                     hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
                 }
                 if (hit.relevance >= minRelevance) {
                     result.add(hit);
                 }
             }
+            attachEntries(searcher, result);
             return result;
         } finally {
             searchers.release(searcher);
@@ -678,31 +714,65 @@ final class SessionIndex implements Closeable {
     }
 
     /**
+     * For each candidate message, the summed weight of the query terms it contains: read from each
+     * term's postings (the text was indexed by the same analyzer), not from stored text.
+     */
+    private static Map<Integer, Double> covered(IndexSearcher searcher, Map<String, Double> queryTerms,
+                                                Map<Long, List<Integer>> docsOfTurn) throws IOException {
+        List<Integer> candidates = new ArrayList<>();
+        for (List<Integer> docs : docsOfTurn.values()) {
+            candidates.addAll(docs);
+        }
+        candidates.sort(null);
+        Map<Integer, Double> covered = new HashMap<>();
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        int i = 0;
+        while (i < candidates.size()) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(candidates.get(i), leaves));
+            int end = leaf.docBase + leaf.reader().maxDoc();
+            int from = i;
+            while (i < candidates.size() && candidates.get(i) < end) {
+                i++;
+            }
+            Terms terms = leaf.reader().terms(TEXT);
+            if (terms == null) {
+                continue;
+            }
+            TermsEnum termsEnum = terms.iterator();
+            for (Map.Entry<String, Double> term : queryTerms.entrySet()) {
+                if (!termsEnum.seekExact(new BytesRef(term.getKey()))) {
+                    continue;
+                }
+                PostingsEnum postings = termsEnum.postings(null, PostingsEnum.NONE);
+                for (int c = from; c < i; c++) {
+                    int doc = candidates.get(c) - leaf.docBase;
+                    int at = postings.docID() < doc ? postings.advance(doc) : postings.docID();
+                    if (at == doc) {
+                        covered.merge(candidates.get(c), term.getValue(), Double::sum);
+                    }
+                }
+            }
+        }
+        return covered;
+    }
+
+    /**
      * The {@link #CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
      * by exact cosine similarity over every indexed message: an approximate (HNSW) search missed
-     * too many of the right turns in a log that grows a turn at a time. Their similarities go into
-     * {@code similarity}.
+     * too many of the right turns in a log that grows a turn at a time. The result is exactly that of
+     * computing every float product; {@link SegmentVectors#scan} computes it only for the vectors whose
+     * 8-bit estimate could enter. Their similarities go into {@code similarity}.
      */
     private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
             throws IOException {
         PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
+        SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            SegmentVectors segment = vectors(leaf);
-            Bits live = leaf.reader().getLiveDocs();
-            int dim = segment.dimension;
-            for (int i = 0; i < segment.docs.length; i++) {
-                int doc = segment.docs[i];
-                if (segment.turns[i] >= before || (live != null && !live.get(doc)) || dim != query.length) {
-                    continue;
-                }
-                float dot = dot(segment.vectors, i * dim, query);
-                if (best.size() < CANDIDATES || dot > best.peek().score) {
-                    best.add(new ScoreDoc(leaf.docBase + doc, dot));
-                    if (best.size() > CANDIDATES) {
-                        best.poll();
-                    }
-                }
+            SegmentVectors segment = vectors(leaf.reader(), false);
+            if (sums.length < segment.size()) {
+                sums = new int[segment.size()];
             }
+            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, CANDIDATES, sums);
         }
         ScoreDoc[] top = new ScoreDoc[best.size()];
         for (int i = top.length - 1; i >= 0; i--) {
@@ -712,74 +782,57 @@ final class SessionIndex implements Closeable {
         return top;
     }
 
-    /** The dot product of {@code b} and the {@code b.length} floats of {@code a} from {@code from}. */
-    private static float dot(float[] a, int from, float[] b) {
-        int n = b.length;
-        float s0 = 0;
-        float s1 = 0;
-        float s2 = 0;
-        float s3 = 0;
-        int d = 0;
-        for (; d + 3 < n; d += 4) {
-            s0 += a[from + d] * b[d];
-            s1 += a[from + d + 1] * b[d + 1];
-            s2 += a[from + d + 2] * b[d + 2];
-            s3 += a[from + d + 3] * b[d + 3];
-        }
-        for (; d < n; d++) {
-            s0 += a[from + d] * b[d];
-        }
-        return s0 + s1 + s2 + s3;
-    }
-
-    /** The unit vectors and turns of one segment, decoded once: segments never change. */
-    private static final class SegmentVectors {
-        final int[] docs;
-        final long[] turns;
-        final int dimension;
-        // one after the other, dimension floats each: a scan reads memory in order
-        final float[] vectors;
-
-        SegmentVectors(int[] docs, long[] turns, int dimension, float[] vectors) {
-            this.docs = docs;
-            this.turns = turns;
-            this.dimension = dimension;
-            this.vectors = vectors;
-        }
-    }
+    /** The first pass's buffer of {@link SegmentVectors#scan}, reused by every query (queries hold {@link #lock}). */
+    private int[] sums = new int[0];
 
     private final Map<IndexReader.CacheKey, SegmentVectors> segmentVectors = new ConcurrentHashMap<>();
 
-    private SegmentVectors vectors(LeafReaderContext leaf) throws IOException {
-        IndexReader.CacheHelper helper = leaf.reader().getCoreCacheHelper();
+    /**
+     * The segment's vectors, decoded on first use and cached until the segment is closed. Its 8-bit
+     * copy is built at once when {@code wait} (the merge thread, already off the request path) or
+     * the segment is small; otherwise by a background thread, and queries until then compute every
+     * float product (the same result, a few milliseconds slower).
+     */
+    private SegmentVectors vectors(LeafReader reader, boolean wait) throws IOException {
+        IndexReader.CacheHelper helper = reader.getCoreCacheHelper();
         SegmentVectors cached = helper == null ? null : segmentVectors.get(helper.getKey());
         if (cached != null) {
             return cached;
         }
-        BinaryDocValues values = leaf.reader().getBinaryDocValues(VECTOR);
-        NumericDocValues turnValues = leaf.reader().getNumericDocValues(TURN);
-        List<Integer> docs = new ArrayList<>();
-        List<Long> turns = new ArrayList<>();
-        List<float[]> vectors = new ArrayList<>();
+        BinaryDocValues values = reader.getBinaryDocValues(VECTOR);
+        NumericDocValues turnValues = reader.getNumericDocValues(TURN);
+        int[] docs = new int[0];
+        long[] turns = new long[0];
+        float[] flat = new float[0];
+        int dimension = 0;
+        int count = 0;
         if (values != null && turnValues != null) {
             for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
-                turnValues.advanceExact(doc);
                 BytesRef bytes = values.binaryValue();
-                float[] vector = new float[bytes.length / Float.BYTES];
-                ByteBuffer.wrap(bytes.bytes, bytes.offset, bytes.length).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer()
-                        .get(vector);
-                docs.add(doc);
-                turns.add(turnValues.longValue());
-                vectors.add(vector);
+                if (count == 0) {
+                    dimension = bytes.length / Float.BYTES;
+                    int capacity = reader.maxDoc();
+                    docs = new int[capacity];
+                    turns = new long[capacity];
+                    flat = new float[capacity * dimension];
+                }
+                turnValues.advanceExact(doc);
+                docs[count] = doc;
+                turns[count] = turnValues.longValue();
+                // decoded straight into the flat array (a vector of another length is cut or padded with zeros)
+                ByteBuffer.wrap(bytes.bytes, bytes.offset, Math.min(bytes.length, dimension * Float.BYTES))
+                        .order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(flat, count * dimension,
+                                Math.min(bytes.length / Float.BYTES, dimension));
+                count++;
             }
         }
-        int dimension = vectors.isEmpty() ? 0 : vectors.get(0).length;
-        float[] flat = new float[vectors.size() * dimension];
-        for (int i = 0; i < vectors.size(); i++) {
-            System.arraycopy(vectors.get(i), 0, flat, i * dimension, Math.min(dimension, vectors.get(i).length));
+        SegmentVectors segment = new SegmentVectors(Arrays.copyOf(docs, count), Arrays.copyOf(turns, count), dimension,
+                Arrays.copyOf(flat, count * dimension));
+        if (wait || count < BACKGROUND_COPY) {
+            segment.buildCopy();
+        } else {
+            CompletableFuture.runAsync(segment::buildCopy);
         }
-        SegmentVectors segment = new SegmentVectors(docs.stream().mapToInt(Integer::intValue).toArray(),
-                turns.stream().mapToLong(Long::longValue).toArray(), dimension, flat);
         if (helper != null) {
             IndexReader.CacheKey key = helper.getKey();
             if (segmentVectors.putIfAbsent(key, segment) == null) {
@@ -789,21 +842,8 @@ final class SessionIndex implements Closeable {
         return segment;
     }
 
-    private static float[] unit(float[] vector) {
-        double norm = 0;
-        for (float v : vector) {
-            norm += v * v;
-        }
-        norm = Math.sqrt(norm);
-        float[] unit = new float[vector.length];
-        for (int i = 0; i < vector.length; i++) {
-            unit[i] = norm == 0 ? 0 : (float) (vector[i] / norm);
-        }
-        return unit;
-    }
-
     private static BytesRef unitBytes(float[] vector) {
-        float[] unit = unit(vector);
+        float[] unit = SegmentVectors.unit(vector);
         ByteBuffer bytes = ByteBuffer.allocate(unit.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         bytes.asFloatBuffer().put(unit);
         return new BytesRef(bytes.array());

@@ -195,17 +195,15 @@ final class SessionMemory {
     }
 
     private NewEntry newEntry(ChatMessage message, RequestScope scope) {
-        Map<String, String> metadata = new HashMap<>(4);
+        SessionKey key = turnKey();
+        String previous = null;
         String turn;
         if (message instanceof UserMessage) {
-            String previous = scope.endedBy(turnKey());
-            if (previous != null) {
-                metadata.put(Records.AFTER, previous);
-            }
-            turn = scope.startTurn(turnKey());
+            previous = scope.endedBy(key);
+            turn = scope.startTurn(key);
             tagged = true;
         } else {
-            turn = scope.turn(turnKey());
+            turn = scope.turn(key);
             if (turn == null && tagged && RequestScope.active() == null && !(message instanceof SystemMessage)
                     && WARNED_UNSCOPED.compareAndSet(false, true)) {
                 LOG.warn("A {} was added to chat memory {} from a thread that did not add the turn's user message"
@@ -215,17 +213,45 @@ final class SessionMemory {
                         + " threads. (Logged once.)", message.type(), sessionId);
             }
             if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
-                scope.endTurn(turnKey());
+                scope.endTurn(key);
             }
         }
+        return NewEntry.of(message, count(message), metadata(previous, turn, scope.requestId(), scope.attemptId()));
+    }
+
+    /**
+     * An entry's tags as an immutable map built at once (a turn's every append makes one: no
+     * intermediate map to copy); a null value leaves its key out, {@code attempt} goes with {@code request}.
+     */
+    private static Map<String, String> metadata(String after, String turn, String request, String attempt) {
+        String[] pairs = new String[8];
+        int size = 0;
+        if (after != null) {
+            pairs[size++] = Records.AFTER;
+            pairs[size++] = after;
+        }
         if (turn != null) {
-            metadata.put(Records.TURN, turn);
+            pairs[size++] = Records.TURN;
+            pairs[size++] = turn;
         }
-        if (scope.requestId() != null) {
-            metadata.put(Records.REQUEST, scope.requestId());
-            metadata.put(Records.ATTEMPT, scope.attemptId());
+        if (request != null) {
+            pairs[size++] = Records.REQUEST;
+            pairs[size++] = request;
+            pairs[size++] = Records.ATTEMPT;
+            pairs[size++] = attempt;
         }
-        return NewEntry.of(message, count(message), metadata);
+        switch (size) {
+            case 0:
+                return Map.of();
+            case 2:
+                return Map.of(pairs[0], pairs[1]);
+            case 4:
+                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3]);
+            case 6:
+                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5]);
+            default:
+                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5], pairs[6], pairs[7]);
+        }
     }
 
     private int count(ChatMessage message) {

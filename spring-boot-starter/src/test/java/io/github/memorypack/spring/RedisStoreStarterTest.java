@@ -1,8 +1,10 @@
 package io.github.memorypack.spring;
 
-import io.github.memorypack.core.SessionStore;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.memorypack.redis.RedisSessionStore;
 import org.junit.jupiter.api.AfterAll;
+import redis.clients.jedis.Jedis;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -32,4 +34,13 @@ class RedisStoreStarterTest extends StarterConversationTest {
         REDIS.close();
     }
 
+    @Override
+    void thenAlso(String ana) {
+        // the session is in the Redis that spring.data.redis.* names, under the configured key prefix
+        try (Jedis jedis = new Jedis("127.0.0.1", REDIS.port())) {
+            assertThat(jedis.keys("*" + ana + "*")).isNotEmpty()
+                    .allMatch(key -> key.startsWith("starter-test:{" + ana + "}:"));
+            assertThat(jedis.llen("starter-test:{" + ana + "}:log")).isEqualTo(6);
+        }
+    }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToDoubleBiFunction;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -140,27 +141,8 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
     }
 
     static XYChart chart(List<Replay.Result> results) {
-        XYChart chart = new XYChartBuilder().width(CHART_WIDTH).height(CHART_HEIGHT)
-                .title("Prompt tokens per request over the conversation")
-                .xAxisTitle("request (turn)").yAxisTitle("prompt tokens (log scale)").build();
-        chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotGridLinesColor(new Color(0xE0, 0xE0, 0xE0));
-        chart.getStyler().setAntiAlias(true);
-        chart.getStyler().setXAxisTickMarkSpacingHint(80);
-        for (int s = 0; s < results.size(); s++) {
-            int[] tokens = results.get(s).tokens();
-            double[] x = new double[tokens.length];
-            double[] y = new double[tokens.length];
-            for (int i = 0; i < tokens.length; i++) {
-                x[i] = i + 1;
-                y[i] = tokens[i];
-            }
-            chart.addSeries(results.get(s).strategy(), x, y).setMarker(SeriesMarkers.NONE)
-                    .setLineColor(COLORS[s % COLORS.length]);
-        }
-        return chart;
+        return perRequestChart("Prompt tokens per request over the conversation", "prompt tokens (log scale)",
+                results, (result, i) -> result.tokens()[i]);
     }
 
     /**
@@ -168,10 +150,17 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
      * view, one line per strategy.
      */
     static XYChart costChart(List<Replay.Result> results, double cachedPriceFactor) {
-        XYChart chart = new XYChartBuilder().width(CHART_WIDTH).height(CHART_HEIGHT)
-                .title(String.format(Locale.ROOT, "Effective input cost per request (cached tokens at %.2f)",
-                        cachedPriceFactor))
-                .xAxisTitle("request (turn)").yAxisTitle("uncached-token equivalents (log scale)").build();
+        return perRequestChart(String.format(Locale.ROOT, "Effective input cost per request (cached tokens at %.2f)",
+                        cachedPriceFactor), "uncached-token equivalents (log scale)", results,
+                (result, i) -> Math.max(1, Replay.effectiveTokens(result.tokens()[i], result.cachedTokens()[i],
+                        cachedPriceFactor)));
+    }
+
+    /** One line per strategy over the requests, on a log scale; {@code value} gives request i's point. */
+    private static XYChart perRequestChart(String title, String yAxisTitle, List<Replay.Result> results,
+                                           ToDoubleBiFunction<Replay.Result, Integer> value) {
+        XYChart chart = new XYChartBuilder().width(CHART_WIDTH).height(CHART_HEIGHT).title(title)
+                .xAxisTitle("request (turn)").yAxisTitle(yAxisTitle).build();
         chart.getStyler().setYAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -179,15 +168,15 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
         chart.getStyler().setAntiAlias(true);
         chart.getStyler().setXAxisTickMarkSpacingHint(80);
         for (int s = 0; s < results.size(); s++) {
-            int[] tokens = results.get(s).tokens();
-            int[] cached = results.get(s).cachedTokens();
-            double[] x = new double[tokens.length];
-            double[] y = new double[tokens.length];
-            for (int i = 0; i < tokens.length; i++) {
+            Replay.Result result = results.get(s);
+            int requests = result.tokens().length;
+            double[] x = new double[requests];
+            double[] y = new double[requests];
+            for (int i = 0; i < requests; i++) {
                 x[i] = i + 1;
-                y[i] = Math.max(1, tokens[i] - cached[i] + cachedPriceFactor * cached[i]);
+                y[i] = value.applyAsDouble(result, i);
             }
-            chart.addSeries(results.get(s).strategy(), x, y).setMarker(SeriesMarkers.NONE)
+            chart.addSeries(result.strategy(), x, y).setMarker(SeriesMarkers.NONE)
                     .setLineColor(COLORS[s % COLORS.length]);
         }
         return chart;

@@ -257,7 +257,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (!turn.get(0).id().equals(hit.turnId)) {
                 throw new StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
             }
-            String said = Turns.userText((UserMessage) turn.get(0).message()).strip();
+            String said = Turns.said((UserMessage) turn.get(0).message());
             if (!shown.add(said)) {
                 continue; // the same words said again: one (the best-ranked) copy is enough
             }

@@ -489,11 +489,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     }
 
     private static void deleteFolder(Path folder) throws IOException {
-        try (Stream<Path> files = Files.list(folder)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.deleteIfExists(file);
-            }
-        }
+        SessionIndex.deleteFiles(folder);
         Files.deleteIfExists(folder);
     }
 

@@ -475,7 +475,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         if (!Files.isDirectory(indexDirectory)) {
             return;
         }
-        List<String> sessions = store.sessions();
+        Set<String> sessions = new HashSet<>(store.sessions());
         try (Stream<Path> folders = Files.list(indexDirectory)) {
             for (Path folder : (Iterable<Path>) folders::iterator) {
                 String name = folder.getFileName().toString();

@@ -257,7 +257,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (!turn.get(0).id().equals(hit.turnId)) {
                 throw new StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
             }
-            String said = Turns.userText((UserMessage) turn.get(0).message()).strip();
+            String said = Turns.said((UserMessage) turn.get(0).message());
             if (!shown.add(said)) {
                 continue; // the same words said again: one (the best-ranked) copy is enough
             }
@@ -475,7 +475,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         if (!Files.isDirectory(indexDirectory)) {
             return;
         }
-        List<String> sessions = store.sessions();
+        Set<String> sessions = new HashSet<>(store.sessions());
         try (Stream<Path> folders = Files.list(indexDirectory)) {
             for (Path folder : (Iterable<Path>) folders::iterator) {
                 String name = folder.getFileName().toString();
@@ -489,11 +489,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     }
 
     private static void deleteFolder(Path folder) throws IOException {
-        try (Stream<Path> files = Files.list(folder)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.deleteIfExists(file);
-            }
-        }
+        SessionIndex.deleteFiles(folder);
         Files.deleteIfExists(folder);
     }
 

@@ -971,12 +971,19 @@ final class SessionIndex implements Closeable {
 
     /** Deletes the index folder's files (a damaged index); the folder itself stays. */
     private void wipe() {
-        try (Stream<Path> files = Files.list(path)) {
+        try {
+            deleteFiles(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
+        }
+    }
+
+    /** Deletes the files of an index folder (an index keeps no subfolders); the folder itself stays. */
+    static void deleteFiles(Path folder) throws IOException {
+        try (Stream<Path> files = Files.list(folder)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 Files.deleteIfExists(file);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
         }
     }
 

@@ -70,6 +70,11 @@ final class Turns {
         return text.toString();
     }
 
+    /** What the user said in a message: its text without a stored recall block, stripped of outer blanks. */
+    static String said(UserMessage message) {
+        return stripRecalled(userText(message)).strip();
+    }
+
     /** The text without a recall block appended by an augmentor (ours or LangChain4j's default one). */
     static String stripRecalled(String text) {
         int cut = text.indexOf(RECALL_MARKER);
@@ -121,7 +126,7 @@ final class Turns {
         for (Entry entry : turn) {
             ChatMessage message = entry.message();
             if (message instanceof UserMessage) {
-                text.append("\nUser: ").append(stripRecalled(userText((UserMessage) message)).strip());
+                text.append("\nUser: ").append(said((UserMessage) message));
             } else if (message instanceof AiMessage && ((AiMessage) message).text() != null
                     && !((AiMessage) message).text().isBlank()) {
                 text.append("\nAssistant: ").append(((AiMessage) message).text().strip());

@@ -367,6 +367,21 @@ class RecallContentRetrieverTest {
     }
 
     @Test
+    void should_recall_the_same_words_once_when_said_again_with_a_stored_recall_block() {
+        // given: the fact said twice, the second time stored augmented with a recall block
+        WindowChatMemory memory = conversation("ana", SISTER, SISTER_ANSWER, 10);
+        turn(memory, SISTER + Turns.RECALL_MARKER + ": quoted]\nEarlier turn: a walk in the park", SISTER_ANSWER);
+        fillers(memory, 10, 30);
+
+        // when
+        List<Content> recalled = recall.retrieve(query(memory, SISTER_QUESTION));
+
+        // then: one copy of the words
+        assertThat(recalled).hasSize(1);
+        assertThat(recalled.get(0).textSegment().text()).contains(SISTER);
+    }
+
+    @Test
     void should_index_appended_messages_when_updated_without_a_query() {
         WindowChatMemory memory = conversation("ana", SISTER, SISTER_ANSWER, 10);
 

@@ -378,7 +378,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return out;
     }
 
-    private static String text(Object reply) {
+    /** A reply (bulk string or other) as text. */
+    static String text(Object reply) {
         return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 

@@ -92,8 +92,7 @@ final class SessionStores {
         /** From the connection details bean (Spring Data Redis' auto-configuration, or Docker Compose / Testcontainers). */
         private static void connect(RedisSessionStore.Builder builder, RedisConnectionDetails details) {
             if (details.getSentinel() != null) {
-                throw new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
-                        + " use a standalone server or a cluster");
+                throw sentinelUnsupported();
             }
             SslBundle ssl;
             if (details.getCluster() != null) {
@@ -122,12 +121,16 @@ final class SessionStores {
                 builder.clusterNodes(spring.getCluster().getNodes().stream().map(HostAndPort::from).toList())
                         .user(spring.getUsername()).password(spring.getPassword()).ssl(ssl);
             } else if (spring.getSentinel() != null) {
-                throw new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
-                        + " use a standalone server or a cluster");
+                throw sentinelUnsupported();
             } else {
                 builder.uri(uri(ssl, spring.getUsername(), spring.getPassword(), spring.getHost(), spring.getPort(),
                         spring.getDatabase()));
             }
+        }
+
+        private static IllegalStateException sentinelUnsupported() {
+            return new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
+                    + " use a standalone server or a cluster");
         }
 
         static URI uri(boolean ssl, String user, String password, String host, int port, int database) {

@@ -1,6 +1,5 @@
 package io.github.memorypack.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,13 +63,14 @@ final class PersistenceCheck {
                     new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendonly"));
             List<?> pair = (List<?>) reply;
             if (pair.size() == 2) {
-                return "yes".equals(text(pair.get(1)));
+                return "yes".equals(RedisSessionStore.text(pair.get(1)));
             }
         } catch (JedisDataException e) {
             // CONFIG renamed away (rename-command CONFIG "") or not permitted by the ACL: ask INFO
         }
         try {
-            String info = text(connection.executeCommand(new CommandArguments(Protocol.Command.INFO).add("persistence")));
+            String info = RedisSessionStore.text(
+                    connection.executeCommand(new CommandArguments(Protocol.Command.INFO).add("persistence")));
             if (info.contains("aof_enabled:1")) {
                 return true;
             }
@@ -91,9 +91,5 @@ final class PersistenceCheck {
             servers.put(standaloneName, ((JedisPooled) jedis).getPool());
         }
         return servers;
-    }
-
-    private static String text(Object reply) {
-        return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 }

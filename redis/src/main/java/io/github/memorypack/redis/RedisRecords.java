@@ -60,25 +60,30 @@ final class RedisRecords {
      * Checks and decodes one stored record.
      *
      * @param expectedIndex the index its position in the list gives it
-     * @param location      where it is, for the error
+     * @param list          the list it is in, for the error (which names the list and the index)
      * @throws CorruptRecordException if any check fails
      */
-    static Entry decodeEntry(byte[] record, long expectedIndex, String location) {
-        String text = utf8(record, location);
+    static Entry decodeEntry(byte[] record, long expectedIndex, String list) {
+        String text;
+        try {
+            text = strictUtf8(record);
+        } catch (CharacterCodingException e) {
+            throw new CorruptRecordException(at(list, expectedIndex), "not valid UTF-8", e);
+        }
         int digits = INDEX_HEAD.length();
         if (!text.startsWith(INDEX_HEAD)) {
-            throw new CorruptRecordException(location, "does not start with " + INDEX_HEAD, null);
+            throw new CorruptRecordException(at(list, expectedIndex), "does not start with " + INDEX_HEAD, null);
         }
         int end = digits;
         while (end < text.length() && end - digits <= MAX_INDEX_DIGITS && isDigit(text.charAt(end))) {
             end++;
         }
         if (end == digits || end - digits > MAX_INDEX_DIGITS || (text.charAt(digits) == '0' && end - digits > 1)) {
-            throw new CorruptRecordException(location, "malformed index", null);
+            throw new CorruptRecordException(at(list, expectedIndex), "malformed index", null);
         }
         long index = Long.parseLong(text.substring(digits, end));
         if (index != expectedIndex) {
-            throw new CorruptRecordException(location, "holds index " + index + " where " + expectedIndex
+            throw new CorruptRecordException(at(list, expectedIndex), "holds index " + index + " where " + expectedIndex
                     + " belongs", null);
         }
         if (text.startsWith(CRC_HEAD, end)) {
@@ -86,26 +91,27 @@ final class RedisRecords {
             int bodyStart = crcStart + CRC_LENGTH + 1;
             if (text.length() < bodyStart || text.charAt(bodyStart - 1) != '"'
                     || !isLowerHex(text, crcStart, crcStart + CRC_LENGTH) || !text.startsWith(BODY_HEAD, bodyStart)) {
-                throw new CorruptRecordException(location, "malformed checksum field", null);
+                throw new CorruptRecordException(at(list, expectedIndex), "malformed checksum field", null);
             }
             String body = text.substring(bodyStart);
             String expected = text.substring(crcStart, crcStart + CRC_LENGTH);
             String actual = EntryCodec.checksum(body);
             if (!actual.equals(expected)) {
-                throw new CorruptRecordException(location, "checksum " + actual + " does not match the stored "
-                        + expected, null);
+                throw new CorruptRecordException(at(list, expectedIndex), "checksum " + actual
+                        + " does not match the stored " + expected, null);
             }
         } else if (!text.startsWith(BODY_HEAD, end)) {
-            throw new CorruptRecordException(location, "neither a checksum nor an id follows the index", null);
+            throw new CorruptRecordException(at(list, expectedIndex),
+                    "neither a checksum nor an id follows the index", null);
         }
         Entry entry;
         try {
             entry = EntryCodec.decodeEntry(text);
         } catch (IllegalArgumentException e) {
-            throw new CorruptRecordException(location, "not a valid entry: " + e.getMessage(), e);
+            throw new CorruptRecordException(at(list, expectedIndex), "not a valid entry: " + e.getMessage(), e);
         }
         if (entry.index() != index) {
-            throw new CorruptRecordException(location, "decodes to index " + entry.index(), null);
+            throw new CorruptRecordException(at(list, expectedIndex), "decodes to index " + entry.index(), null);
         }
         return entry;
     }
@@ -148,11 +154,20 @@ final class RedisRecords {
     /** Strict UTF-8: a byte sequence that is not valid UTF-8 is damage, not text to patch up. */
     static String utf8(byte[] bytes, String location) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return strictUtf8(bytes);
         } catch (CharacterCodingException e) {
             throw new CorruptRecordException(location, "not valid UTF-8", e);
         }
+    }
+
+    private static String strictUtf8(byte[] bytes) throws CharacterCodingException {
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    }
+
+    /** An entry's location, built only for an error: a read decodes many records and most are sound. */
+    private static String at(String list, long index) {
+        return list + ", entry " + index;
     }
 
     private static boolean isDigit(char c) {

@@ -346,10 +346,9 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     private List<Entry> decodeAll(String sessionId, long firstIndex, List<?> records) {
         List<Entry> entries = new ArrayList<>(records.size());
+        String list = "Redis list " + keys.key(sessionId, RedisKeys.LOG);
         for (int i = 0; i < records.size(); i++) {
-            long index = firstIndex + i;
-            entries.add(RedisRecords.decodeEntry((byte[]) records.get(i), index,
-                    "Redis list " + keys.key(sessionId, RedisKeys.LOG) + ", entry " + index));
+            entries.add(RedisRecords.decodeEntry((byte[]) records.get(i), firstIndex + i, list));
         }
         return List.copyOf(entries);
     }
@@ -379,7 +378,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return out;
     }
 
-    private static String text(Object reply) {
+    /** A reply (bulk string or other) as text. */
+    static String text(Object reply) {
         return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 

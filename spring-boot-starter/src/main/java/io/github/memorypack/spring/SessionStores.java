@@ -9,9 +9,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
@@ -95,13 +92,12 @@ final class SessionStores {
         /** From the connection details bean (Spring Data Redis' auto-configuration, or Docker Compose / Testcontainers). */
         private static void connect(RedisSessionStore.Builder builder, RedisConnectionDetails details) {
             if (details.getSentinel() != null) {
-                throw new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
-                        + " use a standalone server or a cluster");
+                throw sentinelUnsupported();
             }
             SslBundle ssl;
             if (details.getCluster() != null) {
-                builder.clusterNodes(nodes(details.getCluster().getNodes().stream()
-                        .map(n -> new HostAndPort(n.host(), n.port())).toList()));
+                builder.clusterNodes(details.getCluster().getNodes().stream()
+                        .map(n -> new HostAndPort(n.host(), n.port())).toList());
                 builder.user(details.getUsername()).password(details.getPassword());
                 ssl = details.getCluster().getSslBundle();
             } else {
@@ -122,19 +118,19 @@ final class SessionStores {
                 builder.uri(spring.getUrl());
             } else if (spring.getCluster() != null && spring.getCluster().getNodes() != null
                     && !spring.getCluster().getNodes().isEmpty()) {
-                builder.clusterNodes(nodes(spring.getCluster().getNodes().stream().map(HostAndPort::from).toList()))
+                builder.clusterNodes(spring.getCluster().getNodes().stream().map(HostAndPort::from).toList())
                         .user(spring.getUsername()).password(spring.getPassword()).ssl(ssl);
             } else if (spring.getSentinel() != null) {
-                throw new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
-                        + " use a standalone server or a cluster");
+                throw sentinelUnsupported();
             } else {
                 builder.uri(uri(ssl, spring.getUsername(), spring.getPassword(), spring.getHost(), spring.getPort(),
                         spring.getDatabase()));
             }
         }
 
-        private static Set<HostAndPort> nodes(List<HostAndPort> nodes) {
-            return nodes.stream().collect(Collectors.toSet());
+        private static IllegalStateException sentinelUnsupported() {
+            return new IllegalStateException("memory-pack.store.type=redis does not support Redis Sentinel;"
+                    + " use a standalone server or a cluster");
         }
 
         static URI uri(boolean ssl, String user, String password, String host, int port, int database) {

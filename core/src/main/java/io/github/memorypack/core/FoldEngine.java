@@ -269,7 +269,7 @@ final class FoldEngine {
         memory.listener().onFold(new MemoryListener.Fold(memory.sessionId(), memory.strategy(), messages.size(),
                 inputTokens, outputTokens, java.time.Duration.ofNanos(System.nanoTime() - started)));
         if (memory.accounting() != null) {
-            memory.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
+            memory.accounting().summarized(memory.sessionId(), inputTokens, outputTokens);
         }
         return true;
     }
@@ -337,7 +337,7 @@ final class FoldEngine {
             triggersToSkip = Math.min(MAX_SKIPPED_TRIGGERS, (1 << Math.min(failures - 1, 30)) - 1);
         }
         if (memory.accounting() != null) {
-            memory.accounting().recordSummarizationFailure(memory.sessionId());
+            memory.accounting().summaryFailed(memory.sessionId());
         }
         memory.listener().onSummaryFailure(new MemoryListener.SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
     }

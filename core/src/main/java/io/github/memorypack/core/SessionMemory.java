@@ -376,13 +376,13 @@ final class SessionMemory {
         if (!shared.calibrate) {
             return tokens;
         }
-        double factor = Math.round(shared.accounting.calibrationFactor(sessionId) * 100) / 100.0;
+        double factor = Math.round(shared.accounting.factor(sessionId) * 100) / 100.0;
         return Math.max(1, (int) Math.floor(tokens / factor));
     }
 
     /** The factor token counts are multiplied by for budget decisions: the session's when calibrating, else 1. */
     double calibrationFactor() {
-        return shared.calibrate ? shared.accounting.calibrationFactor(sessionId) : 1.0;
+        return shared.calibrate ? shared.accounting.factor(sessionId) : 1.0;
     }
 
     String strategy() {

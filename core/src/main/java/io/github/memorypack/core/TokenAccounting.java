@@ -111,7 +111,12 @@ public final class TokenAccounting {
      * @param outputTokens estimated tokens it returned
      */
     public void recordSummarization(Object memoryId, int inputTokens, int outputTokens) {
-        ledger(SessionIds.of(memoryId)).summarization(inputTokens, outputTokens);
+        summarized(SessionIds.of(memoryId), inputTokens, outputTokens);
+    }
+
+    /** {@link #recordSummarization} by session id: memories call this (their id is mapped already). */
+    void summarized(String sessionId, int inputTokens, int outputTokens) {
+        ledger(sessionId).summarization(inputTokens, outputTokens);
     }
 
     /**
@@ -120,7 +125,12 @@ public final class TokenAccounting {
      * @param memoryId the memory id: any non-null object
      */
     public void recordSummarizationFailure(Object memoryId) {
-        ledger(SessionIds.of(memoryId)).failure();
+        summaryFailed(SessionIds.of(memoryId));
+    }
+
+    /** {@link #recordSummarizationFailure} by session id: memories call this. */
+    void summaryFailed(String sessionId) {
+        ledger(sessionId).failure();
     }
 
     /**
@@ -130,7 +140,12 @@ public final class TokenAccounting {
      * @return the factor, within the calibration bounds
      */
     public double calibrationFactor(Object memoryId) {
-        Ledger ledger = ledgers.get(SessionIds.of(memoryId));
+        return factor(SessionIds.of(memoryId));
+    }
+
+    /** {@link #calibrationFactor} by session id: memories call this (their id is mapped already). */
+    double factor(String sessionId) {
+        Ledger ledger = ledgers.get(sessionId);
         return ledger == null ? 1.0 : ledger.factor();
     }
 

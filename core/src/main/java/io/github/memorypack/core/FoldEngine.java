@@ -348,12 +348,12 @@ final class FoldEngine {
         boolean done;
     }
 
-    /** Identifies a session across memory instances of this process. */
     /** This session of this store in {@code RUNNING} (made when needed: memory objects stay small). */
     private FoldKey key() {
         return new FoldKey(memory.store(), memory.sessionId());
     }
 
+    /** Identifies a session across memory instances of this process. */
     private record FoldKey(SessionStore store, String sessionId) {
     }
 }

@@ -100,7 +100,12 @@ public final class TokenAccounting {
      *                              present, feeds the calibration factor
      */
     public void recordRequest(Object memoryId, int estimatedPromptTokens, TokenUsage reported) {
-        ledger(SessionIds.of(memoryId)).request(estimatedPromptTokens, reported, alpha, minFactor, maxFactor);
+        requested(SessionIds.of(memoryId), estimatedPromptTokens, reported);
+    }
+
+    /** {@link #recordRequest} by session id: the listener calls this (its session id is mapped already). */
+    void requested(String sessionId, int estimatedPromptTokens, TokenUsage reported) {
+        ledger(sessionId).request(estimatedPromptTokens, reported, alpha, minFactor, maxFactor);
     }
 
     /**
@@ -242,7 +247,7 @@ public final class TokenAccounting {
             public void onResponse(ChatModelResponseContext context) {
                 Object session = context.attributes().get(SESSION_KEY);
                 if (session != null) {
-                    recordRequest(session, (Integer) context.attributes().get(ESTIMATE_KEY),
+                    requested((String) session, (Integer) context.attributes().get(ESTIMATE_KEY),
                             context.chatResponse().tokenUsage());
                 }
             }
@@ -251,7 +256,7 @@ public final class TokenAccounting {
             public void onError(ChatModelErrorContext context) {
                 Object session = context.attributes().get(SESSION_KEY);
                 if (session != null) {
-                    recordRequest(session, (Integer) context.attributes().get(ESTIMATE_KEY), null);
+                    requested((String) session, (Integer) context.attributes().get(ESTIMATE_KEY), null);
                 }
             }
         };

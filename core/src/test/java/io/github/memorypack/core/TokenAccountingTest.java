@@ -147,6 +147,25 @@ class TokenAccountingTest {
     }
 
     @Test
+    void should_charge_a_bound_request_to_the_memory_id_when_the_id_is_not_a_plain_session_id() {
+        // given: a memory whose id maps to an encoded session id ("~...")
+        String id = "user@example.com";
+        TokenAccounting accounting = TokenAccounting.create();
+        ChatModel model = modelReporting(30, List.of(accounting.listener(Tokenizers.o200k())));
+        BufferChatMemory memory = BufferChatMemory.builder().id(id).tokenAccounting(accounting)
+                .listener(MemoryListener.NONE).build();
+        memory.add(UserMessage.from("hello there"));
+
+        // when: the view binds the session, the request that follows is charged to it
+        model.chat(memory.messages());
+
+        // then
+        assertThat(accounting.report(id).requests()).isEqualTo(1);
+        assertThat(accounting.report(id).reportedPromptTokens()).isEqualTo(30);
+        assertThat(accounting.report(SessionIds.of(id)).requests()).isZero();
+    }
+
+    @Test
     void should_add_up_reports_per_strategy_when_memories_of_several_strategies_share_a_ledger() {
         // given
         TokenAccounting accounting = TokenAccounting.create();

@@ -269,7 +269,7 @@ final class FoldEngine {
         memory.listener().onFold(new MemoryListener.Fold(memory.sessionId(), memory.strategy(), messages.size(),
                 inputTokens, outputTokens, java.time.Duration.ofNanos(System.nanoTime() - started)));
         if (memory.accounting() != null) {
-            memory.accounting().recordSummarization(memory.sessionId(), inputTokens, outputTokens);
+            memory.accounting().summarized(memory.sessionId(), inputTokens, outputTokens);
         }
         return true;
     }
@@ -337,7 +337,7 @@ final class FoldEngine {
             triggersToSkip = Math.min(MAX_SKIPPED_TRIGGERS, (1 << Math.min(failures - 1, 30)) - 1);
         }
         if (memory.accounting() != null) {
-            memory.accounting().recordSummarizationFailure(memory.sessionId());
+            memory.accounting().summaryFailed(memory.sessionId());
         }
         memory.listener().onSummaryFailure(new MemoryListener.SummaryFailure(memory.sessionId(), reason, from, to, failures, cause));
     }
@@ -348,12 +348,12 @@ final class FoldEngine {
         boolean done;
     }
 
-    /** Identifies a session across memory instances of this process. */
     /** This session of this store in {@code RUNNING} (made when needed: memory objects stay small). */
     private FoldKey key() {
         return new FoldKey(memory.store(), memory.sessionId());
     }
 
+    /** Identifies a session across memory instances of this process. */
     private record FoldKey(SessionStore store, String sessionId) {
     }
 }

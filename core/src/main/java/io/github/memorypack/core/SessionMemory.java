@@ -376,13 +376,13 @@ final class SessionMemory {
         if (!shared.calibrate) {
             return tokens;
         }
-        double factor = Math.round(shared.accounting.calibrationFactor(sessionId) * 100) / 100.0;
+        double factor = Math.round(shared.accounting.factor(sessionId) * 100) / 100.0;
         return Math.max(1, (int) Math.floor(tokens / factor));
     }
 
     /** The factor token counts are multiplied by for budget decisions: the session's when calibrating, else 1. */
     double calibrationFactor() {
-        return shared.calibrate ? shared.accounting.calibrationFactor(sessionId) : 1.0;
+        return shared.calibrate ? shared.accounting.factor(sessionId) : 1.0;
     }
 
     String strategy() {
@@ -418,14 +418,17 @@ final class SessionMemory {
         }
         String key = view.limit().anchorKey();
         SessionState state = shared.store.state(sessionId);
-        anchor = cut;
         if (Records.longAttribute(state, key, -1) == cut) {
+            anchor = cut;
             return;
         }
         Map<String, String> attributes = new HashMap<>(state.attributes());
         attributes.put(key, Long.toString(cut));
         try {
-            shared.store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes));
+            if (shared.store.compareAndSetState(sessionId, state.version(), state.withAttributes(attributes))
+                    .isPresent()) {
+                anchor = cut; // only once stored: after a lost race the next view tries again
+            }
         } catch (StoreException e) {
             LOG.warn("could not store where the window of chat memory {} starts; the next view retries", sessionId, e);
         }

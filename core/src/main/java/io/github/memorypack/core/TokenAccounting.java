@@ -100,7 +100,12 @@ public final class TokenAccounting {
      *                              present, feeds the calibration factor
      */
     public void recordRequest(Object memoryId, int estimatedPromptTokens, TokenUsage reported) {
-        ledger(SessionIds.of(memoryId)).request(estimatedPromptTokens, reported, alpha, minFactor, maxFactor);
+        requested(SessionIds.of(memoryId), estimatedPromptTokens, reported);
+    }
+
+    /** {@link #recordRequest} by session id: the listener calls this (its session id is mapped already). */
+    void requested(String sessionId, int estimatedPromptTokens, TokenUsage reported) {
+        ledger(sessionId).request(estimatedPromptTokens, reported, alpha, minFactor, maxFactor);
     }
 
     /**
@@ -111,7 +116,12 @@ public final class TokenAccounting {
      * @param outputTokens estimated tokens it returned
      */
     public void recordSummarization(Object memoryId, int inputTokens, int outputTokens) {
-        ledger(SessionIds.of(memoryId)).summarization(inputTokens, outputTokens);
+        summarized(SessionIds.of(memoryId), inputTokens, outputTokens);
+    }
+
+    /** {@link #recordSummarization} by session id: memories call this (their id is mapped already). */
+    void summarized(String sessionId, int inputTokens, int outputTokens) {
+        ledger(sessionId).summarization(inputTokens, outputTokens);
     }
 
     /**
@@ -120,7 +130,12 @@ public final class TokenAccounting {
      * @param memoryId the memory id: any non-null object
      */
     public void recordSummarizationFailure(Object memoryId) {
-        ledger(SessionIds.of(memoryId)).failure();
+        summaryFailed(SessionIds.of(memoryId));
+    }
+
+    /** {@link #recordSummarizationFailure} by session id: memories call this. */
+    void summaryFailed(String sessionId) {
+        ledger(sessionId).failure();
     }
 
     /**
@@ -130,7 +145,12 @@ public final class TokenAccounting {
      * @return the factor, within the calibration bounds
      */
     public double calibrationFactor(Object memoryId) {
-        Ledger ledger = ledgers.get(SessionIds.of(memoryId));
+        return factor(SessionIds.of(memoryId));
+    }
+
+    /** {@link #calibrationFactor} by session id: memories call this (their id is mapped already). */
+    double factor(String sessionId) {
+        Ledger ledger = ledgers.get(sessionId);
         return ledger == null ? 1.0 : ledger.factor();
     }
 
@@ -227,7 +247,7 @@ public final class TokenAccounting {
             public void onResponse(ChatModelResponseContext context) {
                 Object session = context.attributes().get(SESSION_KEY);
                 if (session != null) {
-                    recordRequest(session, (Integer) context.attributes().get(ESTIMATE_KEY),
+                    requested((String) session, (Integer) context.attributes().get(ESTIMATE_KEY),
                             context.chatResponse().tokenUsage());
                 }
             }
@@ -236,7 +256,7 @@ public final class TokenAccounting {
             public void onError(ChatModelErrorContext context) {
                 Object session = context.attributes().get(SESSION_KEY);
                 if (session != null) {
-                    recordRequest(session, (Integer) context.attributes().get(ESTIMATE_KEY), null);
+                    requested((String) session, (Integer) context.attributes().get(ESTIMATE_KEY), null);
                 }
             }
         };

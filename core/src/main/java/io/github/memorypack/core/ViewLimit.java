@@ -18,12 +18,17 @@ final class ViewLimit {
     private final boolean cuts;
     // chunked eviction: when the view would pass value, it drops to low; otherwise low == value
     private final int low;
+    // the state attribute of a chunked window's start, made once: views read it on every render
+    private final String anchorKey;
 
     private ViewLimit(MemoryListener.Overflow.Unit unit, int value, boolean cuts, int low) {
         this.unit = unit;
         this.value = value;
         this.cuts = cuts;
         this.low = low;
+        this.anchorKey = low < value && unit != null
+                ? "memory-pack.window-start." + unit.name().toLowerCase(java.util.Locale.ROOT) + "." + value + "." + low
+                : null;
     }
 
     private ViewLimit(MemoryListener.Overflow.Unit unit, int value, boolean cuts) {
@@ -51,7 +56,7 @@ final class ViewLimit {
 
     /** The state attribute holding where a chunked window of this limit starts. */
     String anchorKey() {
-        return "memory-pack.window-start." + unit.name().toLowerCase(java.util.Locale.ROOT) + "." + value + "." + low;
+        return anchorKey;
     }
 
     /** No limit: every turn is shown. */

@@ -9,6 +9,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -121,6 +122,91 @@ class ChunkedEvictionTest {
             now.add(AiMessage.from("a" + i));
             assertThat(a.messages()).isEqualTo(b.messages());
             assertThat(a.messages().size()).isLessThanOrEqualTo(10);
+        }
+    }
+
+    @Test
+    void should_store_the_window_start_at_the_next_view_when_storing_it_lost_a_race() {
+        // given: a real store on which the first write of a window start loses its compare-and-set
+        SessionStore store = new LosesFirstWindowStart(InMemorySessionStore.create());
+        WindowChatMemory memory = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(10)
+                .chunkedEviction(0.5).listener(MemoryListener.NONE).build();
+        for (int i = 0; i < 20 && !((LosesFirstWindowStart) store).lost; i++) {
+            memory.add(UserMessage.from("q" + i));
+            memory.add(AiMessage.from("a" + i));
+            memory.messages();
+        }
+        assertThat(((LosesFirstWindowStart) store).lost).isTrue();
+        assertThat(store.state("s").attributes().keySet()).noneMatch(k -> k.startsWith("memory-pack.window-start."));
+
+        // when: the next view, with no new turn
+        memory.messages();
+
+        // then: the start it shows is in the state, for every other memory object of the session
+        assertThat(store.state("s").attributes().keySet()).anyMatch(k -> k.startsWith("memory-pack.window-start."));
+    }
+
+    /** Delegates to a real store; the first state write carrying a window start fails as a lost race. */
+    private static final class LosesFirstWindowStart implements SessionStore {
+        private final SessionStore store;
+        boolean lost;
+
+        LosesFirstWindowStart(SessionStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState next) {
+            if (!lost && next.attributes().keySet().stream().anyMatch(k -> k.startsWith("memory-pack.window-start."))) {
+                lost = true;
+                return Optional.empty();
+            }
+            return store.compareAndSetState(sessionId, expectedVersion, next);
+        }
+
+        @Override
+        public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
+            return store.append(sessionId, entries, idempotencyKey);
+        }
+
+        @Override
+        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+            return store.read(sessionId, fromIndex, maxCount);
+        }
+
+        @Override
+        public List<Entry> readLast(String sessionId, int count) {
+            return store.readLast(sessionId, count);
+        }
+
+        @Override
+        public long nextIndex(String sessionId) {
+            return store.nextIndex(sessionId);
+        }
+
+        @Override
+        public SessionState state(String sessionId) {
+            return store.state(sessionId);
+        }
+
+        @Override
+        public void replace(String sessionId, List<NewEntry> entries) {
+            store.replace(sessionId, entries);
+        }
+
+        @Override
+        public void trim(String sessionId, long beforeIndex) {
+            store.trim(sessionId, beforeIndex);
+        }
+
+        @Override
+        public List<String> sessions() {
+            return store.sessions();
+        }
+
+        @Override
+        public void delete(String sessionId) {
+            store.delete(sessionId);
         }
     }
 }

@@ -114,6 +114,58 @@ class TokenAccountingTest {
     }
 
     @Test
+    void should_calibrate_and_record_folds_under_the_memory_id_when_the_id_is_not_a_plain_session_id() {
+        // given: a memory id that maps to an encoded session id ("~..."), and usage 20% above our estimate
+        String id = "user@example.com";
+        TokenAccounting accounting = TokenAccounting.create();
+        InMemorySessionStore store = InMemorySessionStore.create();
+        WindowChatMemory window = WindowChatMemory.builder().id(id).chatMemoryStore(store).maxTokens(400)
+                .calibrateWith(accounting).listener(MemoryListener.NONE).build();
+        SummaryChatMemory summary = SummaryChatMemory.builder().id(id + "/summary").chatMemoryStore(store)
+                .summarizer(Summarizer.extractive()).foldEveryTurns(1).tokenAccounting(accounting)
+                .listener(MemoryListener.NONE).build();
+        for (int i = 0; i < 40; i++) {
+            window.add(UserMessage.from("question " + i + " about the trip to Lisbon in spring"));
+            window.add(AiMessage.from("answer " + i + " with a few details about Lisbon in spring"));
+        }
+        for (int i = 0; i < 50; i++) {
+            accounting.recordRequest(id, 1_000, new TokenUsage(1_200, 1));
+        }
+
+        // when
+        int windowTokens = Tokenizers.o200k().estimateTokenCountInMessages(window.messages());
+        summary.add(UserMessage.from("I live in Lyon."));
+        summary.add(AiMessage.from("Noted: Lyon."));
+        summary.add(UserMessage.from("And I work in Paris."));
+        summary.add(AiMessage.from("Noted: Paris."));
+        summary.messages();
+
+        // then: the window applies the factor recorded under its memory id, the folds are charged to theirs
+        assertThat(windowTokens * 1.2).isLessThanOrEqualTo(400);
+        assertThat(accounting.report(id + "/summary").summarizerCalls()).isPositive();
+        assertThat(accounting.report(SessionIds.of(id + "/summary")).summarizerCalls()).isZero();
+    }
+
+    @Test
+    void should_charge_a_bound_request_to_the_memory_id_when_the_id_is_not_a_plain_session_id() {
+        // given: a memory whose id maps to an encoded session id ("~...")
+        String id = "user@example.com";
+        TokenAccounting accounting = TokenAccounting.create();
+        ChatModel model = modelReporting(30, List.of(accounting.listener(Tokenizers.o200k())));
+        BufferChatMemory memory = BufferChatMemory.builder().id(id).tokenAccounting(accounting)
+                .listener(MemoryListener.NONE).build();
+        memory.add(UserMessage.from("hello there"));
+
+        // when: the view binds the session, the request that follows is charged to it
+        model.chat(memory.messages());
+
+        // then
+        assertThat(accounting.report(id).requests()).isEqualTo(1);
+        assertThat(accounting.report(id).reportedPromptTokens()).isEqualTo(30);
+        assertThat(accounting.report(SessionIds.of(id)).requests()).isZero();
+    }
+
+    @Test
     void should_add_up_reports_per_strategy_when_memories_of_several_strategies_share_a_ledger() {
         // given
         TokenAccounting accounting = TokenAccounting.create();

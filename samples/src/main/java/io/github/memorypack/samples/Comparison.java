@@ -20,9 +20,9 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * The main demo: replays a long multi-sitting conversation through buffer, window, summary and
- * summary-buffer on the same store type, and shows what each sends to the model and what each
- * still knows at the end.
+ * The main demo: replays a long multi-sitting conversation through every {@link Strategy} (buffer,
+ * the windows, summary, summary-buffer, and two of them with recall) on the same store type, and
+ * shows what each sends to the model and what each still knows at the end.
  *
  * <p>Prints a table per strategy (requests; prompt tokens per request: mean, p95, max; total; the
  * summarizer's calls and tokens; the probe facts still in the request at the end) and writes, into
@@ -45,7 +45,7 @@ public final class Comparison {
     /**
      * What to compare and where to write it.
      *
-     * @param strategies   {@code strategies=buffer,window,summary,summary-buffer} (default all, in that order)
+     * @param strategies   {@code strategies=window,summary-buffer,...} ({@link Strategy} labels; default all, in declaration order)
      * @param limits       {@code window=20 maxTokens=2000 summaryTokens=500}
      * @param conversation {@code conversation=<file>} (default the built-in script)
      * @param maxTurns     {@code turns=N}: only the first N turns plus the probes (default all, {@code 0})

@@ -265,7 +265,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             int tokens = tokenizer.estimateTokenCountInText(text);
             if (tokens > budget && chosen.isEmpty()) {
                 text = cut(text, budget);
-                tokens = tokenizer.estimateTokenCountInText(text);
+                tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
             }
             if (tokens <= budget) {
                 chosen.add(new Recalled(turn.get(0), text, hit.relevance));
@@ -297,13 +297,24 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** {@code text} cut to about {@code budget} tokens, marked as cut. */
+    /**
+     * {@code text} cut to at most {@code budget} tokens and marked as cut, never inside a surrogate pair;
+     * {@code null} when not even its first character and the mark fit.
+     */
     private String cut(String text, int budget) {
         String cut = text;
+        int keep = text.length();
         int tokens = tokenizer.estimateTokenCountInText(cut);
-        while (tokens > budget && cut.length() > 1) {
-            int keep = (int) Math.max(1, (long) cut.length() * (budget - 4) / tokens);
-            cut = text.substring(0, Math.min(keep, cut.length() - 1)) + " […]";
+        while (tokens > budget) {
+            // shorter by the share of tokens over budget, and by at least one character
+            keep = (int) Math.min(keep - 1L, (long) keep * Math.max(0, budget - 4) / tokens);
+            if (keep > 0 && Character.isHighSurrogate(text.charAt(keep - 1))) {
+                keep--;
+            }
+            if (keep < 1) {
+                return null;
+            }
+            cut = text.substring(0, keep) + " […]";
             tokens = tokenizer.estimateTokenCountInText(cut);
         }
         return cut;

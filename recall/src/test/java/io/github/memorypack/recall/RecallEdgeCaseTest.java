@@ -1,0 +1,258 @@
+package io.github.memorypack.recall;
+
+import static io.github.memorypack.recall.Chats.SISTER;
+import static io.github.memorypack.recall.Chats.SISTER_ANSWER;
+import static io.github.memorypack.recall.Chats.SISTER_QUESTION;
+import static io.github.memorypack.recall.Chats.fillers;
+import static io.github.memorypack.recall.Chats.joined;
+import static io.github.memorypack.recall.Chats.query;
+import static io.github.memorypack.recall.Chats.turn;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.output.Response;
+import dev.langchain4j.rag.content.Content;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.core.file.FileSessionStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a demanding user does with the documented options, at their edges. */
+class RecallEdgeCaseTest {
+
+    @TempDir
+    Path folder;
+
+    private final SessionStore store = InMemorySessionStore.create();
+
+    private WindowChatMemory window(SessionStore on, Object id) {
+        return WindowChatMemory.builder().id(id).chatMemoryStore(on).maxMessages(6).build();
+    }
+
+    @Test
+    void should_return_within_budget_and_not_hang_when_max_tokens_is_tiny() {
+        // given: maxTokens(1) is documented as valid ("at least 1")
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 10);
+
+        for (int budget = 1; budget <= 6; budget++) {
+            RecallContentRetriever tiny = RecallContentRetriever.builder().store(store).lexicalOnly()
+                    .maxTokens(budget).build();
+            int max = budget;
+            // when
+            List<Content> recalled = assertTimeoutPreemptively(Duration.ofSeconds(5),
+                    () -> tiny.retrieve(query(memory, SISTER_QUESTION)));
+            tiny.close();
+
+            // then: whatever comes back fits the budget
+            for (Content content : recalled) {
+                assertThat(Tokenizers.o200k().estimateTokenCountInText(content.textSegment().text()))
+                        .as("budget %d", max).isLessThanOrEqualTo(max);
+            }
+        }
+    }
+
+    @Test
+    void should_not_split_a_surrogate_pair_when_cutting_a_turn_to_the_budget() {
+        // given: one long turn of emoji and CJK (characters outside the BMP are two chars in Java)
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, "Ingrid sent photos from Tromsø " + "🏔️🌌🐋🦌 北極光 ".repeat(60), "Lovely 🙂 " + "🎉".repeat(200));
+        fillers(memory, 0, 10);
+
+        for (int budget = 8; budget < 160; budget += 4) {
+            RecallContentRetriever small = RecallContentRetriever.builder().store(store).lexicalOnly()
+                    .maxTokens(budget).build();
+            List<Content> recalled = small.retrieve(query(memory, "What did Ingrid send from Tromsø?"));
+            small.close();
+
+            assertThat(recalled).hasSize(1);
+            String text = recalled.get(0).textSegment().text();
+            assertThat(text).endsWith(" […]");
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (Character.isHighSurrogate(c)) {
+                    assertThat(i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1)))
+                            .as("budget %d: lone high surrogate at %d", budget, i).isTrue();
+                    i++;
+                } else {
+                    assertThat(Character.isLowSurrogate(c)).as("budget %d: lone low surrogate at %d", budget, i).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
+    void should_leave_other_folders_alone_when_index_directory_is_shared_with_other_data() throws Exception {
+        // given: an application folder that holds other data next to where the user puts the indexes
+        Path appData = folder.resolve("app-data");
+        Path uploads = Files.createDirectories(appData.resolve("uploads"));
+        Files.writeString(uploads.resolve("invoice.pdf"), "precious");
+        Path logs = Files.createDirectories(appData.resolve("logs").resolve("2026"));
+        Files.writeString(appData.resolve("logs").resolve("app.log"), "precious too");
+        FileSessionStore files = FileSessionStore.of(folder.resolve("sessions"));
+
+        // when: a retriever is built on it (and a session indexed there)
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(files).lexicalOnly()
+                .indexDirectory(appData).build();
+        WindowChatMemory memory = window(files, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 10);
+        assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        recall.close();
+        RecallContentRetriever again = RecallContentRetriever.builder().store(files).lexicalOnly()
+                .indexDirectory(appData).build();
+        again.close();
+
+        // then: nothing recall did not write is touched
+        assertThat(uploads.resolve("invoice.pdf")).hasContent("precious");
+        assertThat(appData.resolve("logs").resolve("app.log")).hasContent("precious too");
+        assertThat(logs).isDirectory();
+        assertThat(appData.resolve("ana")).isDirectory();
+    }
+
+    @Test
+    void should_still_drop_the_index_of_a_session_deleted_while_no_retriever_ran_under_a_shared_folder() {
+        // the fix above must not keep recall's own stale indexes
+        Path indexes = folder.resolve("indexes");
+        FileSessionStore files = FileSessionStore.of(folder.resolve("sessions"));
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(files).lexicalOnly()
+                .indexDirectory(indexes).build();
+        WindowChatMemory memory = window(files, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        recall.update("ana");
+        recall.close();
+        files.delete("ana");
+
+        RecallContentRetriever.builder().store(files).lexicalOnly().indexDirectory(indexes).build().close();
+
+        assertThat(indexes.resolve("ana")).doesNotExist();
+    }
+
+    /** The default model, failing once on the batch that holds a given text (a remote model's 429, say). */
+    static final class FlakyModel implements EmbeddingModel {
+        private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+        private volatile String failOn;
+        final AtomicInteger failures = new AtomicInteger();
+
+        @Override
+        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+            String fail = failOn;
+            if (fail != null && segments.stream().anyMatch(s -> s.text().contains(fail))) {
+                failOn = null;
+                failures.incrementAndGet();
+                throw new IllegalStateException("embedding service unavailable (429)");
+            }
+            return model.embedAll(segments);
+        }
+
+        @Override
+        public int dimension() {
+            return 384;
+        }
+    }
+
+    @Test
+    void should_not_duplicate_a_turn_when_the_embedding_model_failed_once_while_catching_up() {
+        // given: a log whose catch-up embeds in two batches (a set record between them), the second failing once
+        FlakyModel model = new FlakyModel();
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).embeddingModel(model).build();
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 4);
+        List<ChatMessage> view = new ArrayList<>(memory.messages());
+        view.set(view.size() - 1, AiMessage.from("Corrected answer."));
+        memory.set(view);
+        turn(memory, "The flaky line: my bike is a red Bianchi.", "Nice bike.");
+        fillers(memory, 4, 20);
+        model.failOn = "flaky line";
+
+        // when: the first query fails on the model, the next one succeeds
+        assertThatThrownBy(() -> recall.retrieve(query(memory, SISTER_QUESTION)))
+                .hasMessageContaining("unavailable");
+        String recalled = joined(recall.retrieve(query(memory, SISTER_QUESTION)));
+
+        // then: the turn once, its answer once, and the index holds each message once
+        assertThat(model.failures).hasValue(1);
+        assertThat(recalled).contains("User: " + SISTER + "\nAssistant: " + SISTER_ANSWER);
+        assertThat(recalled.split(SISTER_ANSWER, -1)).hasSize(2);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(joinedCount(memory));
+        recall.close();
+    }
+
+    /** Messages with text in the log that recall indexes: the user messages and answers the view's log shows. */
+    private int joinedCount(WindowChatMemory memory) {
+        RecallContentRetriever fresh = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        try {
+            return fresh.indexedMessages(memory.id());
+        } finally {
+            fresh.close();
+        }
+    }
+
+    /** An embedding model of one class and dimension whose name says which model it is (as OpenAI's does). */
+    static final class NamedModel implements EmbeddingModel {
+        private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+        private final String name;
+        final AtomicInteger texts = new AtomicInteger();
+
+        NamedModel(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+            texts.addAndGet(segments.size());
+            return model.embedAll(segments);
+        }
+
+        @Override
+        public int dimension() {
+            return 384;
+        }
+
+        @Override
+        public String modelName() {
+            return name;
+        }
+    }
+
+    @Test
+    void should_rebuild_persistent_index_when_the_model_name_changes_with_the_same_class_and_dimension() {
+        // given: an index built with "text-embedding-ada-002"
+        FileSessionStore files = FileSessionStore.of(folder);
+        RecallContentRetriever first = RecallContentRetriever.builder().store(files)
+                .embeddingModel(new NamedModel("text-embedding-ada-002")).build();
+        WindowChatMemory memory = window(files, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 10);
+        first.update("ana");
+        int indexed = first.indexedMessages("ana");
+        first.close();
+
+        // when: the application switches to another model of the same client class and dimension
+        NamedModel other = new NamedModel("text-embedding-3-small");
+        RecallContentRetriever second = RecallContentRetriever.builder().store(files).embeddingModel(other).build();
+        second.update("ana");
+        second.close();
+
+        // then: "changing the model later rebuilds persistent indexes" (README): every message embedded again
+        assertThat(other.texts).hasValue(indexed);
+    }
+}

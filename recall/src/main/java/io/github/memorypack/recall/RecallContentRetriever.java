@@ -481,7 +481,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** Removes index folders of sessions the store no longer has (deleted while no retriever was open). */
+    /**
+     * Removes index folders of sessions the store no longer has (deleted while no retriever was open).
+     * Only folders that hold nothing but a Lucene index are touched: the index directory may be shared.
+     */
     private void dropIndexesOfDeletedSessions() {
         if (!Files.isDirectory(indexDirectory)) {
             return;
@@ -490,7 +493,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         try (Stream<Path> folders = Files.list(indexDirectory)) {
             for (Path folder : (Iterable<Path>) folders::iterator) {
                 String name = folder.getFileName().toString();
-                if (Files.isDirectory(folder) && SessionIds.isValid(name) && !sessions.contains(name)) {
+                if (Files.isDirectory(folder) && SessionIds.isValid(name) && !sessions.contains(name)
+                        && SessionIndex.isIndexFolder(folder)) {
                     deleteFolder(folder);
                 }
             }

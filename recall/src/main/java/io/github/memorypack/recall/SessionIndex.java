@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -976,6 +977,26 @@ final class SessionIndex implements Closeable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
         }
+    }
+
+    /**
+     * True if the folder holds a Lucene index and nothing else: only files, named as Lucene names them
+     * ({@code segments_N}, {@code pending_segments_N}, {@code write.lock}, {@code _…} codec files), a
+     * {@code segments_N} among them.
+     */
+    static boolean isIndexFolder(Path folder) throws IOException {
+        boolean segments = false;
+        try (Stream<Path> files = Files.list(folder)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !(name.startsWith("segments_")
+                        || name.startsWith("pending_segments_") || name.equals("write.lock") || name.startsWith("_"))) {
+                    return false;
+                }
+                segments |= name.startsWith("segments_");
+            }
+        }
+        return segments;
     }
 
     /** Deletes the files of an index folder (an index keeps no subfolders); the folder itself stays. */

@@ -578,7 +578,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
         /**
          * The embedding model for the semantic half, instead of the default in-process
-         * all-MiniLM-L6-v2. Changing the model later rebuilds persistent indexes.
+         * all-MiniLM-L6-v2. Changing the model later (its class, {@link EmbeddingModel#modelName()
+         * name} or dimension) rebuilds persistent indexes.
          * @param embeddingModel the model
          * @return this builder
          */
@@ -667,11 +668,21 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 return new RecallContentRetriever(this, null, "none");
             }
             if (embeddingModel != null) {
-                return new RecallContentRetriever(this, embeddingModel,
-                        embeddingModel.getClass().getName() + "/" + embeddingModel.dimension());
+                return new RecallContentRetriever(this, embeddingModel, modelKey(embeddingModel));
             }
             return new RecallContentRetriever(this, DefaultModel.get(), "all-minilm-l6-v2-q");
         }
+    }
+
+    /**
+     * What identifies a model's vectors in a persistent index: its class, its name when it says one
+     * (one client class serves many models, e.g. two OpenAI embedding models of 1,536 dimensions) and
+     * its dimension.
+     */
+    static String modelKey(EmbeddingModel model) {
+        String name = model.modelName();
+        return model.getClass().getName() + (name == null || name.equals("unknown") ? "" : "/" + name)
+                + "/" + model.dimension();
     }
 
     /** The default in-process model, loaded once per class loader, only when first needed. */

@@ -351,6 +351,20 @@ final class SessionIndex implements Closeable {
      * that turn's user message, however requests interleaved.
      */
     private void add(List<Entry> entries) throws IOException {
+        // every text of the batch is embedded before the index changes: a model that fails (a remote
+        // model's outage) leaves the index as it was, and the next catch-up reads the batch again
+        batchVectors = embed(entries);
+        try {
+            addEmbedded(entries);
+        } finally {
+            batchVectors = Map.of();
+        }
+    }
+
+    /** The vectors of the batch {@link #add} is indexing, by log index (empty without a model). */
+    private Map<Long, float[]> batchVectors = Map.of();
+
+    private void addEmbedded(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
         List<String> texts = new ArrayList<>(entries.size());
         List<Long> turns = new ArrayList<>(entries.size());
@@ -511,7 +525,6 @@ final class SessionIndex implements Closeable {
         if (pending.isEmpty()) {
             return;
         }
-        List<float[]> vectors = embed(texts);
         for (int i = 0; i < pending.size(); i++) {
             Entry entry = pending.get(i);
             Document doc = new Document();
@@ -536,8 +549,8 @@ final class SessionIndex implements Closeable {
                 doc.add(new StringField(ATTEMPT, String.valueOf(entry.metadata().get(LogFormat.ATTEMPT)),
                         Field.Store.YES));
             }
-            if (vectors != null) {
-                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
+            if (model != null) {
+                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(batchVectors.get(index))));
             }
             writer.addDocument(doc);
             pendingFrom = Math.min(pendingFrom, turns.get(i));
@@ -587,20 +600,29 @@ final class SessionIndex implements Closeable {
         }
     }
 
-    private List<float[]> embed(List<String> texts) {
+    /** The embedding of every entry with searchable text, by log index, in one call to the model. */
+    private Map<Long, float[]> embed(List<Entry> entries) {
         if (model == null) {
-            return null;
+            return Map.of();
         }
-        List<TextSegment> segments = new ArrayList<>(texts.size());
-        for (String text : texts) {
-            segments.add(TextSegment.from(text));
+        List<Long> indices = new ArrayList<>(entries.size());
+        List<TextSegment> segments = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            String text = Turns.searchableText(entry.message());
+            if (text != null) {
+                indices.add(entry.index());
+                segments.add(TextSegment.from(text));
+            }
         }
-        List<Embedding> embeddings = texts.size() == 1
+        if (segments.isEmpty()) {
+            return Map.of();
+        }
+        List<Embedding> embeddings = segments.size() == 1
                 ? List.of(model.embed(segments.get(0)).content())
                 : model.embedAll(segments).content();
-        List<float[]> vectors = new ArrayList<>(embeddings.size());
-        for (Embedding embedding : embeddings) {
-            vectors.add(embedding.vector());
+        Map<Long, float[]> vectors = new HashMap<>();
+        for (int i = 0; i < indices.size(); i++) {
+            vectors.put(indices.get(i), embeddings.get(i).vector());
         }
         return vectors;
     }

@@ -255,4 +255,118 @@ class RecallEdgeCaseTest {
         // then: "changing the model later rebuilds persistent indexes" (README): every message embedded again
         assertThat(other.texts).hasValue(indexed);
     }
+
+    @Test
+    void should_reject_every_bad_option_at_its_setter_and_conflicts_at_build() {
+        RecallContentRetriever.Builder builder = RecallContentRetriever.builder();
+        assertThatThrownBy(() -> builder.maxTokens(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.minScore(-0.01)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.minScore(Double.POSITIVE_INFINITY)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.embeddingModel(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.indexDirectory(null)).isInstanceOf(IllegalArgumentException.class);
+        // a rejected value leaves the builder as it was
+        assertThat(builder.store(store).lexicalOnly().build()).satisfies(RecallContentRetriever::close)
+                .hasToString("RecallContentRetriever{model=none, maxTokens=800, minScore=0.3, in memory}");
+        // conflicts, in either order, at build()
+        assertThatThrownBy(() -> RecallContentRetriever.builder().store(store)
+                .embeddingModel(new NamedModel("m")).lexicalOnly().build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lexicalOnly");
+        assertThatThrownBy(() -> RecallContentRetriever.builder().lexicalOnly().build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("store");
+        // the bounds themselves are accepted
+        RecallContentRetriever.builder().store(store).lexicalOnly().maxTokens(1).minScore(0).minScore(1).build().close();
+    }
+
+    @Test
+    void should_count_the_budget_with_the_given_tokenizer() {
+        // given: a tokenizer that counts characters
+        WindowChatMemory memory = window(store, "ana");
+        for (int i = 0; i < 8; i++) {
+            turn(memory, "Ingrid's garden note " + i + ": the roses in bed " + i + " need water.", "Noted, bed " + i + ".");
+        }
+        fillers(memory, 0, 10);
+        RecallContentRetriever chars = RecallContentRetriever.builder().store(store).lexicalOnly().maxTokens(300)
+                .tokenizer(new dev.langchain4j.model.TokenCountEstimator() {
+                    @Override
+                    public int estimateTokenCountInText(String text) {
+                        return text.length();
+                    }
+
+                    @Override
+                    public int estimateTokenCountInMessage(ChatMessage message) {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public int estimateTokenCountInMessages(Iterable<ChatMessage> messages) {
+                        throw new UnsupportedOperationException();
+                    }
+                }).build();
+
+        List<Content> recalled = chars.retrieve(query(memory, "Which of Ingrid's garden beds need water for the roses?"));
+        chars.close();
+
+        assertThat(recalled).hasSizeGreaterThan(1);
+        assertThat(recalled.stream().mapToInt(c -> c.textSegment().text().length()).sum()).isLessThanOrEqualTo(300);
+    }
+
+    @Test
+    void should_keep_indexes_on_disk_for_an_in_memory_store_when_given_an_index_directory() {
+        // given
+        Path indexes = folder.resolve("indexes");
+        RecallContentRetriever first = RecallContentRetriever.builder().store(store).lexicalOnly()
+                .indexDirectory(indexes).build();
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 10);
+        assertThat(joined(first.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        assertThat(first.persistent("ana")).isTrue();
+        assertThat(first).hasToString("RecallContentRetriever{model=none, maxTokens=800, minScore=0.3, indexDirectory="
+                + indexes + "}");
+        first.close();
+
+        // when: a new retriever on the same store and folder
+        RecallContentRetriever second = RecallContentRetriever.builder().store(store).lexicalOnly()
+                .indexDirectory(indexes).build();
+
+        // then
+        assertThat(indexes.resolve("ana")).isDirectory();
+        assertThat(joined(second.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        second.close();
+    }
+
+    @Test
+    void should_fail_with_illegal_state_when_used_after_close() {
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        recall.update("ana");
+        recall.close();
+        recall.close(); // twice is fine
+
+        assertThatThrownBy(() -> recall.retrieve(query(memory, SISTER_QUESTION)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(() -> recall.update("ana")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> recall.rebuild("ana")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> recall.tool().searchEarlierConversation("ana", "Ingrid"))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(recall.tool().toString()).startsWith("RecallTool{RecallContentRetriever{model=none");
+    }
+
+    @Test
+    void should_return_nothing_for_a_query_without_memory_id_whatever_its_metadata() {
+        WindowChatMemory memory = window(store, "default");
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 10);
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+
+        assertThat(recall.retrieve(dev.langchain4j.rag.query.Query.from(SISTER_QUESTION))).isEmpty();
+        assertThat(recall.retrieve(dev.langchain4j.rag.query.Query.from(SISTER_QUESTION,
+                dev.langchain4j.rag.query.Metadata.builder().chatMessage(UserMessage.from(SISTER_QUESTION))
+                        .chatMemory(memory.messages())
+                        .invocationContext(dev.langchain4j.invocation.InvocationContext.builder().build()).build())))
+                .isEmpty();
+        assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        recall.close();
+    }
 }

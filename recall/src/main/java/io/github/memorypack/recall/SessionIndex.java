@@ -113,6 +113,8 @@ final class SessionIndex implements Closeable {
     private static final String TAG = "tag";
     private static final String REQUEST = "request";
     private static final String ATTEMPT = "attempt";
+    /** The attempts of its request a document's attempt superseded (so they stay known after a restart). */
+    private static final String SUPERSEDED = "superseded";
     /** How many recent turn tags and requests are kept in memory. */
     private static final int RECENT = 1024;
 
@@ -492,8 +494,8 @@ final class SessionIndex implements Closeable {
         if (seen.contains(attempt)) {
             return false;
         }
-        seen.add(attempt);
         flush(pending, texts, turns, turnIds);
+        seen.add(attempt);
         writer.deleteDocuments(new BooleanQuery.Builder()
                 .add(new TermQuery(new Term(REQUEST, request)), BooleanClause.Occur.MUST)
                 .add(new TermQuery(new Term(ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
@@ -506,13 +508,18 @@ final class SessionIndex implements Closeable {
         IndexSearcher searcher = acquire(Long.MAX_VALUE);
         try {
             Map<String, Long> starts = new HashMap<>();
+            Set<String> superseded = new LinkedHashSet<>();
             StoredFields stored = searcher.storedFields();
             for (ScoreDoc doc : searcher.search(new TermQuery(new Term(REQUEST, request)), Integer.MAX_VALUE).scoreDocs) {
-                Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY));
+                Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY, SUPERSEDED));
                 starts.merge(fields.get(ATTEMPT), fields.getField(ENTRY).numericValue().longValue(), Math::min);
+                superseded.addAll(Arrays.asList(fields.getValues(SUPERSEDED)));
             }
             List<String> attempts = new ArrayList<>(starts.keySet());
             attempts.sort(Comparator.comparingLong(starts::get));
+            // attempts whose documents were deleted as superseded started before every attempt still indexed
+            superseded.removeAll(attempts);
+            attempts.addAll(0, superseded);
             return attempts;
         } finally {
             searchers.release(searcher);
@@ -545,9 +552,15 @@ final class SessionIndex implements Closeable {
             }
             String request = entry.metadata().get(LogFormat.REQUEST);
             if (request != null) {
+                String attempt = String.valueOf(entry.metadata().get(LogFormat.ATTEMPT));
                 doc.add(new StringField(REQUEST, request, Field.Store.NO));
-                doc.add(new StringField(ATTEMPT, String.valueOf(entry.metadata().get(LogFormat.ATTEMPT)),
-                        Field.Store.YES));
+                doc.add(new StringField(ATTEMPT, attempt, Field.Store.YES));
+                // the request's other attempts seen so far are all older (only the latest is indexed)
+                for (String older : attemptsByRequest.getOrDefault(request, List.of())) {
+                    if (!older.equals(attempt)) {
+                        doc.add(new StoredField(SUPERSEDED, older));
+                    }
+                }
             }
             if (model != null) {
                 doc.add(new BinaryDocValuesField(VECTOR, unitBytes(batchVectors.get(index))));

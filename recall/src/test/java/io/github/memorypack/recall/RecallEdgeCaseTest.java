@@ -369,4 +369,42 @@ class RecallEdgeCaseTest {
         assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
         recall.close();
     }
+
+    @Test
+    void should_keep_the_retry_when_the_first_attempt_answers_late_after_a_restart() throws Exception {
+        // given: attempt 1 asks; attempt 2 (a retry of the same request) asks and is answered; the index
+        // catches up (attempt 1's question leaves it) and the retriever stops
+        FileSessionStore files = FileSessionStore.of(folder);
+        RecallContentRetriever first = RecallContentRetriever.builder().store(files).lexicalOnly().build();
+        WindowChatMemory memory = window(files, "ana");
+        java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch late = new java.util.concurrent.CountDownLatch(1);
+        Thread slow = new Thread(() -> io.github.memorypack.core.RequestScope.run("req-1", () -> {
+            memory.add(UserMessage.from(SISTER));
+            asked.countDown();
+            try {
+                late.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            memory.add(AiMessage.from("Ingrid lives in Bergen, as far as I know."));
+        }));
+        slow.start();
+        asked.await();
+        io.github.memorypack.core.RequestScope.run("req-1", () -> turn(memory, SISTER, SISTER_ANSWER));
+        fillers(memory, 0, 10);
+        first.update("ana");
+        first.close();
+
+        // when: after the restart, attempt 1's answer arrives late
+        RecallContentRetriever second = RecallContentRetriever.builder().store(files).lexicalOnly().build();
+        late.countDown();
+        slow.join();
+        fillers(memory, 10, 20);
+        String recalled = joined(second.retrieve(query(memory, SISTER_QUESTION)));
+        second.close();
+
+        // then: the retry's turn, as the memory's view would show it, and nothing of attempt 1
+        assertThat(recalled).contains("User: " + SISTER + "\nAssistant: " + SISTER_ANSWER).doesNotContain("Bergen");
+    }
 }

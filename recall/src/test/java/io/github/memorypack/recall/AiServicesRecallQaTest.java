@@ -340,6 +340,28 @@ class AiServicesRecallQaTest {
         assertThat(server.requests().get(server.requestCount() - 1).lastLine()).contains("User: " + SISTER);
     }
 
+    @Test
+    void should_search_session_default_when_a_single_chat_memory_has_another_id() throws Exception {
+        // as the README says: AiServices.chatMemory(…) passes "default" whatever the memory's own id
+        SessionStore store = InMemorySessionStore.create();
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        interface Single {
+            String chat(String text);
+        }
+        Single single = AiServices.builder(Single.class).chatModel(server.model())
+                .chatMemory(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build())
+                .retrievalAugmentor(recall.augmentor()).storeRetrievedContentInChatMemory(false).build();
+        single.chat(SISTER);
+        for (int i = 0; i < 8; i++) {
+            single.chat(Chats.fillerQuestion(i));
+        }
+
+        single.chat(SISTER_QUESTION);
+
+        assertThat(store.sessions()).containsExactly("ana");
+        assertThat(server.requests().get(server.requestCount() - 1).lastLine()).isEqualTo("user: " + SISTER_QUESTION);
+    }
+
     interface ThrowingCall<T> {
         T call() throws Exception;
     }

@@ -95,6 +95,8 @@ final class SessionIndex implements Closeable {
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
     static final String FORMAT = "5";
+    /** Most query words the lexical search uses (Lucene allows 1,024 clauses in a query). */
+    static final int MAX_QUERY_TERMS = 512;
     /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
     static final int CANDIDATES = 40;
     /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
@@ -695,10 +697,17 @@ final class SessionIndex implements Closeable {
             List<Integer> lexicalDocs = new ArrayList<>();
             List<Integer> semanticDocs = new ArrayList<>();
 
-            Map<String, Double> queryTerms = idf(searcher, terms(query));
-            if (!queryTerms.isEmpty()) {
+            List<String> present = new ArrayList<>();
+            Map<String, Double> queryTerms = idf(searcher, terms(query), present);
+            if (!present.isEmpty()) {
+                // only the words the session used match anything; a long pasted text is held to the
+                // rarest of them, under Lucene's clause limit
+                if (present.size() > MAX_QUERY_TERMS) {
+                    present.sort(Comparator.comparingDouble((String term) -> -queryTerms.get(term)));
+                    present = present.subList(0, MAX_QUERY_TERMS);
+                }
                 BooleanQuery.Builder terms = new BooleanQuery.Builder();
-                for (String term : queryTerms.keySet()) {
+                for (String term : present) {
                     terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
                 }
                 Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
@@ -935,8 +944,9 @@ final class SessionIndex implements Closeable {
         }
     }
 
-    /** BM25's IDF of each term, as Lucene computes it for this index. */
-    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms) throws IOException {
+    /** BM25's IDF of each term, as Lucene computes it for this index; the terms the index has go to {@code present}. */
+    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms, List<String> present)
+            throws IOException {
         Map<String, Double> weights = new LinkedHashMap<>();
         CollectionStatistics stats = searcher.collectionStatistics(TEXT);
         long docs = stats == null ? 0 : stats.docCount();
@@ -946,6 +956,9 @@ final class SessionIndex implements Closeable {
         for (String term : terms) {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
             weights.put(term, df == 0 ? unknown : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+            if (df > 0) {
+                present.add(term);
+            }
         }
         return weights;
     }

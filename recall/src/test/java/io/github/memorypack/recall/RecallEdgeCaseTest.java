@@ -407,4 +407,30 @@ class RecallEdgeCaseTest {
         // then: the retry's turn, as the memory's view would show it, and nothing of attempt 1
         assertThat(recalled).contains("User: " + SISTER + "\nAssistant: " + SISTER_ANSWER).doesNotContain("Bergen");
     }
+
+    @Test
+    void should_answer_a_very_long_question_without_failing_or_rebuilding_the_index() {
+        // given: a session whose vocabulary is large, and a user who pastes a long text with their question
+        CountingEmbeddingModel model = new CountingEmbeddingModel();
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).embeddingModel(model).build();
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        StringBuilder words = new StringBuilder();
+        for (int i = 0; i < 1_500; i++) {
+            words.append(" term").append(Integer.toString(i, 36)).append("x");
+        }
+        turn(memory, "Here is my glossary:" + words, "Thanks, noted.");
+        fillers(memory, 0, 10);
+        recall.update("ana");
+        int embedded = model.texts.get();
+
+        // when
+        String recalled = joined(recall.retrieve(query(memory, "About this glossary:" + words
+                + ". And which town is Ingrid based in these days?")));
+
+        // then: no failure, and the index was not thrown away and rebuilt (only the question was embedded)
+        assertThat(recalled).contains("glossary");
+        assertThat(model.texts.get()).isEqualTo(embedded + 1);
+        recall.close();
+    }
 }

@@ -362,6 +362,31 @@ class AiServicesRecallQaTest {
         assertThat(server.requests().get(server.requestCount() - 1).lastLine()).isEqualTo("user: " + SISTER_QUESTION);
     }
 
+    @Test
+    void should_answer_the_tool_from_the_callers_session_when_the_memory_id_is_a_uuid() throws Exception {
+        // given: two users (UUID memory ids) told different towns, an agent with the recall tool only
+        SessionStore store = InMemorySessionStore.create();
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        Assistant agent = AiServices.builder(Assistant.class).chatModel(server.model())
+                .chatMemoryProvider(window(store)).tools(recall.tool()).build();
+        UUID ana = UUID.fromString("00000000-0000-4000-8000-00000000000a");
+        UUID bob = UUID.fromString("00000000-0000-4000-8000-00000000000b");
+        ask(agent, ana, sister("Tromsø"));
+        ask(agent, bob, sister("Bergen"));
+        fillers(agent, ana, 0, 6);
+        fillers(agent, bob, 0, 6);
+
+        // when: the model calls the tool for bob
+        server.enqueueToolCall("call_1", "search_earlier_conversation", "{\"query\":\"where Ingrid moved\"}");
+        server.enqueueText("Bergen.");
+        agent.chat(bob, SISTER_QUESTION);
+
+        // then
+        String toolResult = server.requests().get(server.requestCount() - 1).history().stream()
+                .filter(line -> line.startsWith("tool call_1: ")).findFirst().orElseThrow();
+        assertThat(toolResult).contains("User: " + sister("Bergen")).doesNotContain("Tromsø");
+    }
+
     interface ThrowingCall<T> {
         T call() throws Exception;
     }

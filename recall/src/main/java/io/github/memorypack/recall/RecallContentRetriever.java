@@ -56,7 +56,8 @@ import java.util.stream.Stream;
  *
  * <h2>What a query returns</h2>
  * The query's {@link Metadata#chatMemoryId() memory id} names the session (a query without one
- * returns nothing); its {@link Metadata#chatMemory() chat memory messages} are the view the model
+ * returns nothing; for a service built with {@code chatMemory(…)}, one memory and no {@code @MemoryId},
+ * LangChain4j passes {@code "default"} whatever that memory's own id); its {@link Metadata#chatMemory() chat memory messages} are the view the model
  * already gets, matched to the log, and no turn from where the view starts on is returned (without
  * them, every turn may be returned). Candidates are whole turns — a user message with the
  * assistant's answer — found by Lucene BM25 over each message's text and, unless

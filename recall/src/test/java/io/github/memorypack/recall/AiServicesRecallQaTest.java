@@ -319,25 +319,31 @@ class AiServicesRecallQaTest {
         assertThat(ask(assistant, "ana", "Remind me where Ingrid moved?")).doesNotContain("moved to Tromsø");
     }
 
-    @Test
-    void should_recall_with_a_single_chat_memory_of_the_default_id() throws Exception {
-        // AiServices.chatMemory(…) (one memory, no @MemoryId) passes the memory id "default"
-        SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
-        interface Single {
-            String chat(String text);
-        }
-        Single single = AiServices.builder(Single.class).chatModel(server.model())
-                .chatMemory(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6).build())
+    interface Single {
+        String chat(String text);
+    }
+
+    /** A service with one chat memory (no @MemoryId) told the fact, then filler; returns the question's request. */
+    private String askSingle(WindowChatMemory memory, RecallContentRetriever recall) throws Exception {
+        Single single = AiServices.builder(Single.class).chatModel(server.model()).chatMemory(memory)
                 .retrievalAugmentor(recall.augmentor()).storeRetrievedContentInChatMemory(false).build();
         single.chat(SISTER);
         for (int i = 0; i < 8; i++) {
             single.chat(Chats.fillerQuestion(i));
         }
-
         single.chat(SISTER_QUESTION);
+        return server.requests().get(server.requestCount() - 1).lastLine();
+    }
 
-        assertThat(server.requests().get(server.requestCount() - 1).lastLine()).contains("User: " + SISTER);
+    @Test
+    void should_recall_with_a_single_chat_memory_of_the_default_id() throws Exception {
+        // AiServices.chatMemory(…) (one memory, no @MemoryId) passes the memory id "default"
+        SessionStore store = InMemorySessionStore.create();
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+
+        String request = askSingle(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6).build(), recall);
+
+        assertThat(request).contains("User: " + SISTER);
     }
 
     @Test
@@ -345,21 +351,12 @@ class AiServicesRecallQaTest {
         // as the README says: AiServices.chatMemory(…) passes "default" whatever the memory's own id
         SessionStore store = InMemorySessionStore.create();
         RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
-        interface Single {
-            String chat(String text);
-        }
-        Single single = AiServices.builder(Single.class).chatModel(server.model())
-                .chatMemory(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build())
-                .retrievalAugmentor(recall.augmentor()).storeRetrievedContentInChatMemory(false).build();
-        single.chat(SISTER);
-        for (int i = 0; i < 8; i++) {
-            single.chat(Chats.fillerQuestion(i));
-        }
 
-        single.chat(SISTER_QUESTION);
+        String request = askSingle(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build(),
+                recall);
 
         assertThat(store.sessions()).containsExactly("ana");
-        assertThat(server.requests().get(server.requestCount() - 1).lastLine()).isEqualTo("user: " + SISTER_QUESTION);
+        assertThat(request).isEqualTo("user: " + SISTER_QUESTION);
     }
 
     @Test

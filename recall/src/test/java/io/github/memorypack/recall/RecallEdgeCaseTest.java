@@ -206,39 +206,12 @@ class RecallEdgeCaseTest {
         }
     }
 
-    /** An embedding model of one class and dimension whose name says which model it is (as OpenAI's does). */
-    static final class NamedModel implements EmbeddingModel {
-        private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
-        private final String name;
-        final AtomicInteger texts = new AtomicInteger();
-
-        NamedModel(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
-            texts.addAndGet(segments.size());
-            return model.embedAll(segments);
-        }
-
-        @Override
-        public int dimension() {
-            return 384;
-        }
-
-        @Override
-        public String modelName() {
-            return name;
-        }
-    }
-
     @Test
     void should_rebuild_persistent_index_when_the_model_name_changes_with_the_same_class_and_dimension() {
         // given: an index built with "text-embedding-ada-002"
         FileSessionStore files = FileSessionStore.of(folder);
         RecallContentRetriever first = RecallContentRetriever.builder().store(files)
-                .embeddingModel(new NamedModel("text-embedding-ada-002")).build();
+                .embeddingModel(new CountingEmbeddingModel("text-embedding-ada-002")).build();
         WindowChatMemory memory = window(files, "ana");
         turn(memory, SISTER, SISTER_ANSWER);
         fillers(memory, 0, 10);
@@ -247,7 +220,7 @@ class RecallEdgeCaseTest {
         first.close();
 
         // when: the application switches to another model of the same client class and dimension
-        NamedModel other = new NamedModel("text-embedding-3-small");
+        CountingEmbeddingModel other = new CountingEmbeddingModel("text-embedding-3-small");
         RecallContentRetriever second = RecallContentRetriever.builder().store(files).embeddingModel(other).build();
         second.update("ana");
         second.close();
@@ -269,7 +242,7 @@ class RecallEdgeCaseTest {
                 .hasToString("RecallContentRetriever{model=none, maxTokens=800, minScore=0.3, in memory}");
         // conflicts, in either order, at build()
         assertThatThrownBy(() -> RecallContentRetriever.builder().store(store)
-                .embeddingModel(new NamedModel("m")).lexicalOnly().build()).isInstanceOf(IllegalStateException.class)
+                .embeddingModel(new CountingEmbeddingModel("m")).lexicalOnly().build()).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("lexicalOnly");
         assertThatThrownBy(() -> RecallContentRetriever.builder().lexicalOnly().build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("store");

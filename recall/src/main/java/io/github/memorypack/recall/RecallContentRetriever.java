@@ -600,7 +600,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
         /**
          * Most tokens the recalled turns of one query may take together (default
-         * {@value RecallContentRetriever#DEFAULT_MAX_TOKENS}).
+         * {@value RecallContentRetriever#DEFAULT_MAX_TOKENS}). A best turn larger than the whole budget
+         * is cut to it and marked {@code […]}; a budget of a few tokens, too small for even that,
+         * recalls nothing.
          *
          * @param maxTokens the budget, at least 1
          * @return this builder

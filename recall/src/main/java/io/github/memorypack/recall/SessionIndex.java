@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,6 +95,8 @@ final class SessionIndex implements Closeable {
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
     static final String FORMAT = "5";
+    /** Most query words the lexical search uses (Lucene allows 1,024 clauses in a query). */
+    static final int MAX_QUERY_TERMS = 512;
     /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
     static final int CANDIDATES = 40;
     /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
@@ -112,6 +115,8 @@ final class SessionIndex implements Closeable {
     private static final String TAG = "tag";
     private static final String REQUEST = "request";
     private static final String ATTEMPT = "attempt";
+    /** The attempts of its request a document's attempt superseded (so they stay known after a restart). */
+    private static final String SUPERSEDED = "superseded";
     /** How many recent turn tags and requests are kept in memory. */
     private static final int RECENT = 1024;
 
@@ -350,6 +355,20 @@ final class SessionIndex implements Closeable {
      * that turn's user message, however requests interleaved.
      */
     private void add(List<Entry> entries) throws IOException {
+        // every text of the batch is embedded before the index changes: a model that fails (a remote
+        // model's outage) leaves the index as it was, and the next catch-up reads the batch again
+        batchVectors = embed(entries);
+        try {
+            addEmbedded(entries);
+        } finally {
+            batchVectors = Map.of();
+        }
+    }
+
+    /** The vectors of the batch {@link #add} is indexing, by log index (empty without a model). */
+    private Map<Long, float[]> batchVectors = Map.of();
+
+    private void addEmbedded(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
         List<String> texts = new ArrayList<>(entries.size());
         List<Long> turns = new ArrayList<>(entries.size());
@@ -477,8 +496,8 @@ final class SessionIndex implements Closeable {
         if (seen.contains(attempt)) {
             return false;
         }
-        seen.add(attempt);
         flush(pending, texts, turns, turnIds);
+        seen.add(attempt);
         writer.deleteDocuments(new BooleanQuery.Builder()
                 .add(new TermQuery(new Term(REQUEST, request)), BooleanClause.Occur.MUST)
                 .add(new TermQuery(new Term(ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
@@ -491,13 +510,18 @@ final class SessionIndex implements Closeable {
         IndexSearcher searcher = acquire(Long.MAX_VALUE);
         try {
             Map<String, Long> starts = new HashMap<>();
+            Set<String> superseded = new LinkedHashSet<>();
             StoredFields stored = searcher.storedFields();
             for (ScoreDoc doc : searcher.search(new TermQuery(new Term(REQUEST, request)), Integer.MAX_VALUE).scoreDocs) {
-                Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY));
+                Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY, SUPERSEDED));
                 starts.merge(fields.get(ATTEMPT), fields.getField(ENTRY).numericValue().longValue(), Math::min);
+                superseded.addAll(Arrays.asList(fields.getValues(SUPERSEDED)));
             }
             List<String> attempts = new ArrayList<>(starts.keySet());
             attempts.sort(Comparator.comparingLong(starts::get));
+            // attempts whose documents were deleted as superseded started before every attempt still indexed
+            superseded.removeAll(attempts);
+            attempts.addAll(0, superseded);
             return attempts;
         } finally {
             searchers.release(searcher);
@@ -510,7 +534,6 @@ final class SessionIndex implements Closeable {
         if (pending.isEmpty()) {
             return;
         }
-        List<float[]> vectors = embed(texts);
         for (int i = 0; i < pending.size(); i++) {
             Entry entry = pending.get(i);
             Document doc = new Document();
@@ -531,12 +554,18 @@ final class SessionIndex implements Closeable {
             }
             String request = entry.metadata().get(LogFormat.REQUEST);
             if (request != null) {
+                String attempt = String.valueOf(entry.metadata().get(LogFormat.ATTEMPT));
                 doc.add(new StringField(REQUEST, request, Field.Store.NO));
-                doc.add(new StringField(ATTEMPT, String.valueOf(entry.metadata().get(LogFormat.ATTEMPT)),
-                        Field.Store.YES));
+                doc.add(new StringField(ATTEMPT, attempt, Field.Store.YES));
+                // the request's other attempts seen so far are all older (only the latest is indexed)
+                for (String older : attemptsByRequest.getOrDefault(request, List.of())) {
+                    if (!older.equals(attempt)) {
+                        doc.add(new StoredField(SUPERSEDED, older));
+                    }
+                }
             }
-            if (vectors != null) {
-                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
+            if (model != null) {
+                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(batchVectors.get(index))));
             }
             writer.addDocument(doc);
             pendingFrom = Math.min(pendingFrom, turns.get(i));
@@ -586,20 +615,29 @@ final class SessionIndex implements Closeable {
         }
     }
 
-    private List<float[]> embed(List<String> texts) {
+    /** The embedding of every entry with searchable text, by log index, in one call to the model. */
+    private Map<Long, float[]> embed(List<Entry> entries) {
         if (model == null) {
-            return null;
+            return Map.of();
         }
-        List<TextSegment> segments = new ArrayList<>(texts.size());
-        for (String text : texts) {
-            segments.add(TextSegment.from(text));
+        List<Long> indices = new ArrayList<>(entries.size());
+        List<TextSegment> segments = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            String text = Turns.searchableText(entry.message());
+            if (text != null) {
+                indices.add(entry.index());
+                segments.add(TextSegment.from(text));
+            }
         }
-        List<Embedding> embeddings = texts.size() == 1
+        if (segments.isEmpty()) {
+            return Map.of();
+        }
+        List<Embedding> embeddings = segments.size() == 1
                 ? List.of(model.embed(segments.get(0)).content())
                 : model.embedAll(segments).content();
-        List<float[]> vectors = new ArrayList<>(embeddings.size());
-        for (Embedding embedding : embeddings) {
-            vectors.add(embedding.vector());
+        Map<Long, float[]> vectors = new HashMap<>();
+        for (int i = 0; i < indices.size(); i++) {
+            vectors.put(indices.get(i), embeddings.get(i).vector());
         }
         return vectors;
     }
@@ -659,10 +697,17 @@ final class SessionIndex implements Closeable {
             List<Integer> lexicalDocs = new ArrayList<>();
             List<Integer> semanticDocs = new ArrayList<>();
 
-            Map<String, Double> queryTerms = idf(searcher, terms(query));
-            if (!queryTerms.isEmpty()) {
+            List<String> present = new ArrayList<>();
+            Map<String, Double> queryTerms = idf(searcher, terms(query), present);
+            if (!present.isEmpty()) {
+                // only the words the session used match anything; a long pasted text is held to the
+                // rarest of them, under Lucene's clause limit
+                if (present.size() > MAX_QUERY_TERMS) {
+                    present.sort(Comparator.comparingDouble((String term) -> -queryTerms.get(term)));
+                    present = present.subList(0, MAX_QUERY_TERMS);
+                }
                 BooleanQuery.Builder terms = new BooleanQuery.Builder();
-                for (String term : queryTerms.keySet()) {
+                for (String term : present) {
                     terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
                 }
                 Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
@@ -899,8 +944,9 @@ final class SessionIndex implements Closeable {
         }
     }
 
-    /** BM25's IDF of each term, as Lucene computes it for this index. */
-    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms) throws IOException {
+    /** BM25's IDF of each term, as Lucene computes it for this index; the terms the index has go to {@code present}. */
+    private static Map<String, Double> idf(IndexSearcher searcher, Set<String> terms, List<String> present)
+            throws IOException {
         Map<String, Double> weights = new LinkedHashMap<>();
         CollectionStatistics stats = searcher.collectionStatistics(TEXT);
         long docs = stats == null ? 0 : stats.docCount();
@@ -910,6 +956,9 @@ final class SessionIndex implements Closeable {
         for (String term : terms) {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
             weights.put(term, df == 0 ? unknown : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
+            if (df > 0) {
+                present.add(term);
+            }
         }
         return weights;
     }
@@ -976,6 +1025,26 @@ final class SessionIndex implements Closeable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not clear the damaged recall index " + path, e);
         }
+    }
+
+    /**
+     * True if the folder holds a Lucene index and nothing else: only files, named as Lucene names them
+     * ({@code segments_N}, {@code pending_segments_N}, {@code write.lock}, {@code _…} codec files), a
+     * {@code segments_N} among them.
+     */
+    static boolean isIndexFolder(Path folder) throws IOException {
+        boolean segments = false;
+        try (Stream<Path> files = Files.list(folder)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !(name.startsWith("segments_")
+                        || name.startsWith("pending_segments_") || name.equals("write.lock") || name.startsWith("_"))) {
+                    return false;
+                }
+                segments |= name.startsWith("segments_");
+            }
+        }
+        return segments;
     }
 
     /** Deletes the files of an index folder (an index keeps no subfolders); the folder itself stays. */

@@ -12,6 +12,16 @@ final class CountingEmbeddingModel implements EmbeddingModel {
 
     final AtomicInteger texts = new AtomicInteger();
     private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+    private final String name;
+
+    CountingEmbeddingModel() {
+        this("unknown");
+    }
+
+    /** One that says it is the model {@code name} (as one client class serving many models does). */
+    CountingEmbeddingModel(String name) {
+        this.name = name;
+    }
 
     @Override
     public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
@@ -22,5 +32,10 @@ final class CountingEmbeddingModel implements EmbeddingModel {
     @Override
     public int dimension() {
         return 384;
+    }
+
+    @Override
+    public String modelName() {
+        return name;
     }
 }

@@ -410,9 +410,18 @@ class RecallEdgeCaseTest {
     @Test
     void should_keep_sessions_apart_and_complete_when_more_sessions_are_queried_than_stay_open() {
         // given: more sessions than open indexes, persistent (evicted ones are committed and reopened)
-        SessionStore files = store;
-        RecallContentRetriever recall = RecallContentRetriever.builder().store(files).lexicalOnly()
-                .indexDirectory(folder).build();
+        moreSessionsThanStayOpen(store, RecallContentRetriever.builder().store(store).lexicalOnly()
+                .indexDirectory(folder).build());
+    }
+
+    @Test
+    void should_rebuild_an_evicted_in_memory_index_when_more_sessions_are_queried_than_stay_open() {
+        // given: more sessions than open indexes, in memory (evicted ones are dropped and rebuilt from the log)
+        SessionStore memory = InMemorySessionStore.create();
+        moreSessionsThanStayOpen(memory, RecallContentRetriever.builder().store(memory).lexicalOnly().build());
+    }
+
+    private void moreSessionsThanStayOpen(SessionStore files, RecallContentRetriever recall) {
         int sessions = RecallContentRetriever.MAX_OPEN_SESSIONS + 2;
         List<WindowChatMemory> memories = new ArrayList<>();
         for (int i = 0; i < sessions; i++) {

@@ -413,6 +413,16 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                     }
                     return action.apply(index);
                 } catch (IOException | RuntimeException e) {
+                    if (SessionIndex.interrupted(e)) {
+                        // a cancelled request: the index is not damaged, and a rebuild would re-embed the log
+                        index.abandon();
+                        Thread.currentThread().interrupt();
+                        if (e instanceof IOException) {
+                            throw new UncheckedIOException("recall on session " + sessionId + " was interrupted",
+                                    (IOException) e);
+                        }
+                        throw (RuntimeException) e;
+                    }
                     if (recovered || !indexFailure(e)) {
                         if (e instanceof IOException) {
                             throw new UncheckedIOException("recall index of session " + sessionId + " failed", (IOException) e);

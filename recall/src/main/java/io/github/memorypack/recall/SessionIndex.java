@@ -9,9 +9,12 @@ import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileLockInterruptionException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -77,6 +80,7 @@ import org.apache.lucene.store.LockObtainFailedException;
 import org.apache.lucene.store.NRTCachingDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.ThreadInterruptedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,6 +219,14 @@ final class SessionIndex implements Closeable {
             closeQuietly();
             openInMemory();
         } catch (IOException | RuntimeException e) {
+            if (interrupted(e)) {
+                // a cancelled request: the files are not at fault; the next use opens them again
+                closed = true;
+                closeQuietly();
+                Thread.currentThread().interrupt();
+                throw e instanceof IOException ? new UncheckedIOException("opening the recall index " + path
+                        + " was interrupted", (IOException) e) : (RuntimeException) e;
+            }
             LOG.warn("recall index {} of session {} could not be opened ({}); rebuilding it from the log",
                     path, sessionId, e.toString());
             closeQuietly();
@@ -1054,6 +1066,34 @@ final class SessionIndex implements Closeable {
                 Files.deleteIfExists(file);
             }
         }
+    }
+
+    /**
+     * True if the thread was interrupted or the failure came from an interrupt (Lucene's and NIO's
+     * interrupted operations close what they were using, and Lucene may clear the thread's flag).
+     */
+    static boolean interrupted(Exception e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InterruptedException || cause instanceof ClosedByInterruptException
+                    || cause instanceof FileLockInterruptionException || cause instanceof InterruptedIOException
+                    || cause instanceof ThreadInterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Closes the index after its thread was interrupted (a cancelled request) without committing or
+     * deleting anything: an interrupt says nothing of the files. The next use opens the index again at
+     * its last commit and catches up from the log.
+     */
+    void abandon() {
+        closed = true;
+        closeQuietly();
     }
 
     /**

@@ -11,7 +11,17 @@ import static io.github.memorypack.recall.Chats.joined;
 import static io.github.memorypack.recall.Chats.query;
 import static io.github.memorypack.recall.Chats.turn;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.data.embedding.Embedding;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.embedding.EmbeddingModel;
+import dev.langchain4j.model.output.Response;
+import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.SessionStore;
+import java.io.UncheckedIOException;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.core.WindowChatMemory;
 import java.io.IOException;
@@ -204,5 +214,72 @@ class PersistentIndexTest {
                 Files.delete(file);
             }
         }
+    }
+
+    @Test
+    void should_keep_the_index_when_the_thread_is_interrupted_while_it_commits() {
+        interruptedCatchUp(true);
+    }
+
+    @Test
+    void should_keep_the_index_when_the_thread_is_interrupted_while_it_opens() {
+        interruptedCatchUp(false);
+    }
+
+    /** A catch-up on an interrupted thread, with the session's index open already or opened by it. */
+    private void interruptedCatchUp(boolean openFirst) {
+        // given: a store that reads on an interrupted thread (the file store refuses to: it takes a file
+        // lock), a persistent index of a fact and 30 filler turns, then more messages than the index
+        // commits at once (a commit during catch-up)
+        SessionStore memoryStore = InMemorySessionStore.create();
+        Path indexes = folder.resolve("indexes");
+        // a model that embeds on the calling thread, as a remote client mid-call or the default model on one
+        // text does, so that the interrupt reaches the index's own I/O
+        AtomicInteger texts = new AtomicInteger();
+        EmbeddingModel oneByOne = new EmbeddingModel() {
+            @Override
+            public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+                List<Embedding> embeddings = new ArrayList<>();
+                for (TextSegment segment : segments) {
+                    texts.incrementAndGet();
+                    embeddings.add(model.embed(segment).content());
+                }
+                return Response.from(embeddings);
+            }
+        };
+        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(memoryStore).maxMessages(6)
+                .build();
+        turn(memory, SISTER, SISTER_ANSWER);
+        fillers(memory, 0, 30);
+        RecallContentRetriever first = RecallContentRetriever.builder().store(memoryStore).embeddingModel(oneByOne)
+                .indexDirectory(indexes).build();
+        first.update("ana");
+        first.close(); // commits
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(memoryStore).embeddingModel(oneByOne)
+                .indexDirectory(indexes).build();
+        if (openFirst) {
+            recall.update("ana");
+        }
+        int added = SessionIndex.COMMIT_EVERY / 2 + 10;
+        fillers(memory, 30, 30 + added);
+
+        // when: the thread is interrupted (a cancelled request) while the index catches up and commits
+        texts.set(0);
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> recall.update("ana")).isInstanceOf(RuntimeException.class);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+
+        // then: the index was not thrown away and rebuilt: the messages after its last commit are indexed
+        // again, never the whole log (62 messages)
+        texts.set(0);
+        assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        assertThat(texts.get()).as("embedded after").isEqualTo(2 * added + 1);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(62 + 2 * added);
+        assertThat(recall.persistent("ana")).isTrue();
+        recall.close();
     }
 }

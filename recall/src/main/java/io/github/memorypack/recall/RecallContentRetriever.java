@@ -123,7 +123,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     private final SessionStore store;
     private final EmbeddingModel model;
-    private final String modelKey;
+    /** What identifies the model's vectors in an index; for a given model, found when the first index opens. */
+    private String modelKey;
     private final int maxTokens;
     private final double minScore;
     private final TokenCountEstimator tokenizer;
@@ -470,6 +471,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (index != null && !index.closed) {
                 return index;
             }
+            if (modelKey == null) {
+                modelKey = modelKey(model); // may ask a remote model its dimension: not at build()
+            }
             index = new SessionIndex(sessionId, store, model, modelKey,
                     indexDirectory == null ? null : indexDirectory.resolve(sessionId));
             open.put(sessionId, index);
@@ -557,7 +561,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     @Override
     public String toString() {
-        return "RecallContentRetriever{model=" + modelKey + ", maxTokens=" + maxTokens + ", minScore=" + minScore
+        String described;
+        synchronized (open) {
+            described = modelKey != null ? modelKey : model.getClass().getName();
+        }
+        return "RecallContentRetriever{model=" + described + ", maxTokens=" + maxTokens + ", minScore=" + minScore
                 + (indexDirectory == null ? ", in memory" : ", indexDirectory=" + indexDirectory) + '}';
     }
 
@@ -602,7 +610,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         /**
          * The embedding model for the semantic half, instead of the default in-process
          * all-MiniLM-L6-v2. Changing the model later (its class, {@link EmbeddingModel#modelName()
-         * name} or dimension) rebuilds persistent indexes.
+         * name} or dimension) rebuilds persistent indexes. The model is not called by {@code build()}: a
+         * remote model's dimension is asked for when the first session index opens.
          * @param embeddingModel the model
          * @return this builder
          */
@@ -693,7 +702,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 return new RecallContentRetriever(this, null, "none");
             }
             if (embeddingModel != null) {
-                return new RecallContentRetriever(this, embeddingModel, modelKey(embeddingModel));
+                return new RecallContentRetriever(this, embeddingModel, null);
             }
             return new RecallContentRetriever(this, DefaultModel.get(), "all-minilm-l6-v2-q");
         }

@@ -214,7 +214,8 @@ final class SessionIndex implements Closeable {
                 commit();
             }
         } catch (LockObtainFailedException e) {
-            LOG.warn("recall index {} is in use by another process; session {} gets an in-memory index in this one",
+            LOG.warn("recall index {} is in use by another process or another retriever on the same folder (share one"
+                    + " retriever per store); session {} gets an in-memory index in this one",
                     path, sessionId);
             closeQuietly();
             openInMemory();

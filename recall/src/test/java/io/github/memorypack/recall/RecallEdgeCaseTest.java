@@ -19,6 +19,7 @@ import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.output.Response;
 import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.model.embedding.DimensionAwareEmbeddingModel;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
@@ -227,6 +228,32 @@ class RecallEdgeCaseTest {
 
         // then: "changing the model later rebuilds persistent indexes" (README): every message embedded again
         assertThat(other.texts).hasValue(indexed);
+    }
+
+    @Test
+    void should_not_call_the_model_at_build_when_it_is_remote_and_unreachable() {
+        // given: a model that fails every call, as a remote one does while its service is down
+        AtomicInteger calls = new AtomicInteger();
+        EmbeddingModel down = new DimensionAwareEmbeddingModel() {
+            @Override
+            public Response<List<Embedding>> embedAll(List<TextSegment> segments) {
+                calls.incrementAndGet();
+                throw new IllegalStateException("service unavailable");
+            }
+        };
+
+        // when: the application starts
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).embeddingModel(down).build();
+
+        // then: nothing was asked of the model yet (its dimension is learnt when the first index opens)
+        assertThat(calls).hasValue(0);
+        assertThat(recall.toString()).startsWith("RecallContentRetriever{model=" + down.getClass().getName());
+        // and a query while it is down fails with the model's error, not at start-up
+        WindowChatMemory memory = window(store, "ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        assertThatThrownBy(() -> recall.retrieve(query(memory, SISTER_QUESTION)))
+                .hasMessageContaining("service unavailable");
+        recall.close();
     }
 
     @Test

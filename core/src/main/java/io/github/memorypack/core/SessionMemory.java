@@ -135,6 +135,14 @@ final class SessionMemory {
      */
     List<ChatMessage> add(List<ChatMessage> messages) {
         RequestScope scope = RequestScope.activeOrThread();
+        ChatMessage only = messages.size() == 1 ? messages.get(0) : null;
+        if (only != null && !(only instanceof SystemMessage) && !(only instanceof SummaryBlock)) {
+            // what AiServices adds every time: one conversation message, so the state is read only for a hashed id
+            SessionState state = SessionIds.isHashed(sessionId) ? shared.store.state(sessionId) : null;
+            shared.store.append(sessionId, List.of(newEntry(only, scope)), scope.nextKey(sessionId));
+            rememberMemoryId(state);
+            return messages;
+        }
         SessionState state = shared.store.state(sessionId);
         SystemMessage system = null;
         boolean systemChanged = false;
@@ -177,9 +185,7 @@ final class SessionMemory {
         }
         List<Entry> stored = batch.isEmpty() ? List.of()
                 : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
-        if (SessionIds.isHashed(sessionId) && !state.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
-            SessionIds.remember(shared.store, sessionId, id);
-        }
+        rememberMemoryId(state);
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
             for (Entry entry : stored) {
@@ -192,6 +198,13 @@ final class SessionMemory {
             updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
+    }
+
+    /** Under a hashed session id, keeps the memory id in the state if {@code before} (read before the append) lacks it. */
+    private void rememberMemoryId(SessionState before) {
+        if (SessionIds.isHashed(sessionId) && !before.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
+            SessionIds.remember(shared.store, sessionId, id);
+        }
     }
 
     private NewEntry newEntry(ChatMessage message, RequestScope scope) {

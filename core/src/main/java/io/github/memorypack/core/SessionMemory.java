@@ -229,42 +229,7 @@ final class SessionMemory {
                 scope.endTurn(key);
             }
         }
-        return NewEntry.of(message, count(message), metadata(previous, turn, scope.requestId(), scope.attemptId()));
-    }
-
-    /**
-     * An entry's tags as an immutable map built at once (a turn's every append makes one: no
-     * intermediate map to copy); a null value leaves its key out, {@code attempt} goes with {@code request}.
-     */
-    private static Map<String, String> metadata(String after, String turn, String request, String attempt) {
-        String[] pairs = new String[8];
-        int size = 0;
-        if (after != null) {
-            pairs[size++] = Records.AFTER;
-            pairs[size++] = after;
-        }
-        if (turn != null) {
-            pairs[size++] = Records.TURN;
-            pairs[size++] = turn;
-        }
-        if (request != null) {
-            pairs[size++] = Records.REQUEST;
-            pairs[size++] = request;
-            pairs[size++] = Records.ATTEMPT;
-            pairs[size++] = attempt;
-        }
-        switch (size) {
-            case 0:
-                return Map.of();
-            case 2:
-                return Map.of(pairs[0], pairs[1]);
-            case 4:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3]);
-            case 6:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5]);
-            default:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5], pairs[6], pairs[7]);
-        }
+        return NewEntry.of(message, count(message), Records.tags(previous, turn, scope.requestId(), scope.attemptId()));
     }
 
     private int count(ChatMessage message) {

@@ -135,6 +135,14 @@ final class SessionMemory {
      */
     List<ChatMessage> add(List<ChatMessage> messages) {
         RequestScope scope = RequestScope.activeOrThread();
+        ChatMessage only = messages.size() == 1 ? messages.get(0) : null;
+        if (only != null && !(only instanceof SystemMessage) && !(only instanceof SummaryBlock)) {
+            // what AiServices adds every time: one conversation message, so the state is read only for a hashed id
+            SessionState state = SessionIds.isHashed(sessionId) ? shared.store.state(sessionId) : null;
+            shared.store.append(sessionId, List.of(newEntry(only, scope)), scope.nextKey(sessionId));
+            rememberMemoryId(state);
+            return messages;
+        }
         SessionState state = shared.store.state(sessionId);
         SystemMessage system = null;
         boolean systemChanged = false;
@@ -177,9 +185,7 @@ final class SessionMemory {
         }
         List<Entry> stored = batch.isEmpty() ? List.of()
                 : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
-        if (SessionIds.isHashed(sessionId) && !state.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
-            SessionIds.remember(shared.store, sessionId, id);
-        }
+        rememberMemoryId(state);
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
             for (Entry entry : stored) {
@@ -192,6 +198,13 @@ final class SessionMemory {
             updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
+    }
+
+    /** Under a hashed session id, keeps the memory id in the state if {@code before} (read before the append) lacks it. */
+    private void rememberMemoryId(SessionState before) {
+        if (SessionIds.isHashed(sessionId) && !before.attributes().containsKey(SessionIds.MEMORY_ID_ATTRIBUTE)) {
+            SessionIds.remember(shared.store, sessionId, id);
+        }
     }
 
     private NewEntry newEntry(ChatMessage message, RequestScope scope) {
@@ -216,42 +229,7 @@ final class SessionMemory {
                 scope.endTurn(key);
             }
         }
-        return NewEntry.of(message, count(message), metadata(previous, turn, scope.requestId(), scope.attemptId()));
-    }
-
-    /**
-     * An entry's tags as an immutable map built at once (a turn's every append makes one: no
-     * intermediate map to copy); a null value leaves its key out, {@code attempt} goes with {@code request}.
-     */
-    private static Map<String, String> metadata(String after, String turn, String request, String attempt) {
-        String[] pairs = new String[8];
-        int size = 0;
-        if (after != null) {
-            pairs[size++] = Records.AFTER;
-            pairs[size++] = after;
-        }
-        if (turn != null) {
-            pairs[size++] = Records.TURN;
-            pairs[size++] = turn;
-        }
-        if (request != null) {
-            pairs[size++] = Records.REQUEST;
-            pairs[size++] = request;
-            pairs[size++] = Records.ATTEMPT;
-            pairs[size++] = attempt;
-        }
-        switch (size) {
-            case 0:
-                return Map.of();
-            case 2:
-                return Map.of(pairs[0], pairs[1]);
-            case 4:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3]);
-            case 6:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5]);
-            default:
-                return Map.of(pairs[0], pairs[1], pairs[2], pairs[3], pairs[4], pairs[5], pairs[6], pairs[7]);
-        }
+        return NewEntry.of(message, count(message), Records.tags(previous, turn, scope.requestId(), scope.attemptId()));
     }
 
     private int count(ChatMessage message) {

@@ -13,7 +13,9 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.WindowChatMemory;
 import java.util.List;
 import java.util.function.Consumer;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 
 /** Builds the provider of {@code memory-pack.strategy} from the properties. */
 final class MemoryProviders {
@@ -96,7 +98,13 @@ final class MemoryProviders {
         }
         ChatModel model;
         if (settings.getModel() != null && !settings.getModel().isBlank()) {
-            model = beans.getBean(settings.getModel(), ChatModel.class);
+            try {
+                model = beans.getBean(settings.getModel(), ChatModel.class);
+            } catch (NoSuchBeanDefinitionException | BeanNotOfRequiredTypeException e) {
+                throw new IllegalStateException("memory-pack.summarizer.model=" + settings.getModel()
+                        + " names no ChatModel bean; the ChatModel beans are "
+                        + java.util.Arrays.toString(beans.getBeanNamesForType(ChatModel.class)), e);
+            }
         } else {
             model = beans.getBeanProvider(ChatModel.class).getIfUnique();
             if (model == null) {

@@ -84,15 +84,25 @@ final class MemoryProviders {
     }
 
     /**
-     * The extractive summarizer, or the LLM one ({@link Summarizer#llmBuilder()}) on the named {@link ChatModel} bean, or on
+     * The application's single (or primary) {@link Summarizer} bean; else the extractive summarizer, or the LLM one ({@link Summarizer#llmBuilder()}) on the named {@link ChatModel} bean, or on
      * the application's only (or primary) one.
      *
-     * @throws IllegalStateException if a model is needed and none (or no unique one) is there
+     * @throws IllegalStateException if a model is needed and none (or no unique one) is there, or a
+     *                               Summarizer bean and the summarizer properties both choose one
      */
     static Summarizer summarizer(MemoryPackProperties properties, ListableBeanFactory beans,
                                  TokenCountEstimator tokenizer) {
         MemoryPackProperties.Summarizer settings = properties.getSummarizer();
         Integer cap = settings.getMaxSummaryTokens();
+        Summarizer own = beans.getBeanProvider(Summarizer.class).getIfUnique();
+        if (own != null) {
+            if (settings.isExtractive() || (settings.getModel() != null && !settings.getModel().isBlank())) {
+                throw new IllegalStateException("the application defines a Summarizer bean, and memory-pack.summarizer."
+                        + (settings.isExtractive() ? "extractive=true" : "model=" + settings.getModel())
+                        + " chooses another summarizer: remove one of them");
+            }
+            return own;
+        }
         if (settings.isExtractive()) {
             return cap == null ? Summarizer.extractive() : Summarizer.extractive(cap);
         }

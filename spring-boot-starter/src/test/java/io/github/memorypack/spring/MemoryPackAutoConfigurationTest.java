@@ -13,7 +13,10 @@ import io.github.memorypack.core.BufferChatMemory;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
+import dev.langchain4j.data.message.AiMessage;
+import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.core.SummaryMessage;
 import io.github.memorypack.core.SummaryChatMemory;
 import io.github.memorypack.core.WindowChatMemory;
 import io.github.memorypack.micrometer.MemoryPackMetrics;
@@ -157,6 +160,36 @@ class MemoryPackAutoConfigurationTest {
                     // merged from additional-spring-configuration-metadata.json
                     "spring-bean-reference", "\"management.health.memorypack.enabled\"");
         }
+    }
+
+    @Test
+    void should_summarize_with_the_application_summarizer_bean_when_one_is_defined() {
+        // given: the application's own Summarizer bean, next to its chat model
+        Summarizer own = (previous, messages) -> "Own summary of " + messages.size() + " messages.";
+        runner.withPropertyValues("memory-pack.strategy=summary")
+                .withBean("chatModel", ChatModel.class, EchoModel::new)
+                .withBean(Summarizer.class, () -> own)
+                .run(context -> {
+                    // when: a turn closes, so the memory folds it
+                    ChatMemory memory = context.getBean(ChatMemoryProvider.class).get("ada");
+                    memory.add(UserMessage.from("I'm Ada."));
+                    memory.add(AiMessage.from("Hello Ada."));
+                    memory.add(UserMessage.from("I live in Lyon."));
+                    memory.add(AiMessage.from("Nice."));
+
+                    // then: the bean wrote the summary, and the chat model was not asked
+                    assertThat(memory.messages()).first().isInstanceOf(SummaryMessage.class)
+                            .extracting(m -> ((SummaryMessage) m).summaryText()).isEqualTo("Own summary of 2 messages.");
+                    assertThat(((EchoModel) context.getBean("chatModel")).calls).isZero();
+                });
+        // and without any ChatModel bean the start does not fail for want of a summarizer
+        runner.withPropertyValues("memory-pack.strategy=summary-buffer").withBean(Summarizer.class, () -> own)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ChatMemoryProvider.class));
+        // and a Summarizer bean with summarizer properties is a conflict named at start
+        runner.withPropertyValues("memory-pack.strategy=summary", "memory-pack.summarizer.extractive=true")
+                .withBean(Summarizer.class, () -> own)
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("memory-pack.summarizer.extractive"));
     }
 
     /** A model that answers with a fixed summary and counts its calls. */

@@ -159,8 +159,13 @@ final class SessionStores {
         static SessionStore create(MemoryPackProperties.Jdbc settings, ListableBeanFactory beans) {
             DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
             if (dataSource == null) {
-                throw new IllegalStateException("memory-pack.store.type=jdbc needs a single (or primary) DataSource"
-                        + " bean; add spring-boot-starter-jdbc and spring.datasource.* settings");
+                String[] names = beans.getBeanNamesForType(DataSource.class);
+                throw new IllegalStateException(names.length == 0
+                        ? "memory-pack.store.type=jdbc needs a DataSource bean; add spring-boot-starter-jdbc and"
+                                + " spring.datasource.* settings"
+                        : "memory-pack.store.type=jdbc needs one DataSource, and there are " + names.length + " "
+                                + java.util.Arrays.toString(names) + " with none @Primary: mark the one for chat"
+                                + " memory @Primary, or define your own SessionStore bean on it");
             }
             JdbcSessionStore.Builder builder = JdbcSessionStore.builder(dataSource);
             if (settings.getTablePrefix() != null) {

@@ -23,6 +23,11 @@ import io.github.memorypack.micrometer.MemoryPackMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,6 +195,29 @@ class MemoryPackAutoConfigurationTest {
                 .withBean(Summarizer.class, () -> own)
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
                         .isInstanceOf(IllegalStateException.class).hasMessageContaining("memory-pack.summarizer.extractive"));
+    }
+
+    @Test
+    void should_use_the_primary_data_source_or_name_the_candidates_when_there_are_two() {
+        ApplicationContextRunner two = runner.withPropertyValues("memory-pack.store.type=jdbc")
+                .withBean("ordersDataSource", DataSource.class,
+                        () -> new DriverManagerDataSource("jdbc:h2:mem:orders;DB_CLOSE_DELAY=-1"));
+        // given a primary one: the store is on it
+        two.withBean("chatDataSource", DataSource.class,
+                        () -> new DriverManagerDataSource("jdbc:h2:mem:chat;DB_CLOSE_DELAY=-1"), bd -> bd.setPrimary(true))
+                .run(context -> {
+                    context.getBean(ChatMemoryProvider.class).get("ada").add(UserMessage.from("hi"));
+                    try (Connection chat = DriverManager.getConnection("jdbc:h2:mem:chat");
+                         ResultSet tables = chat.getMetaData().getTables(null, null, "MEMORY_PACK_%", null)) {
+                        assertThat(tables.next()).isTrue();
+                    }
+                });
+        // given none primary: the failure says so and names them (it does not ask for spring-boot-starter-jdbc)
+        two.withBean("reportsDataSource", DataSource.class,
+                        () -> new DriverManagerDataSource("jdbc:h2:mem:reports;DB_CLOSE_DELAY=-1"))
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("ordersDataSource").hasMessageContaining("reportsDataSource")
+                        .hasMessageContaining("@Primary").hasMessageNotContaining("spring-boot-starter-jdbc"));
     }
 
     /** A model that answers with a fixed summary and counts its calls. */

@@ -32,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -218,6 +219,24 @@ class MemoryPackAutoConfigurationTest {
                 .run(context -> assertThat(context.getStartupFailure()).rootCause()
                         .hasMessageContaining("ordersDataSource").hasMessageContaining("reportsDataSource")
                         .hasMessageContaining("@Primary").hasMessageNotContaining("spring-boot-starter-jdbc"));
+    }
+
+    @Test
+    void should_still_reject_a_bad_value_at_start_when_initialization_is_lazy() {
+        // given: spring.main.lazy-initialization=true, as SpringApplication applies it
+        ApplicationContextRunner lazy = runner.withInitializer(context ->
+                context.addBeanFactoryPostProcessor(new LazyInitializationBeanFactoryPostProcessor()));
+
+        // then: a bad value fails the start, not the first chat
+        lazy.withPropertyValues("memory-pack.window.max-messages=0")
+                .run(context -> assertThat(context).hasFailed());
+        // and a good configuration starts and works lazily, with its meters
+        lazy.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).hasNotFailed();
+            context.getBean(ChatMemoryProvider.class).get("ada").messages();
+            assertThat(context.getBean(MeterRegistry.class).get(MemoryPackMetrics.VIEW_MESSAGES).summary().count())
+                    .isEqualTo(1);
+        });
     }
 
     /** A model that answers with a fixed summary and counts its calls. */

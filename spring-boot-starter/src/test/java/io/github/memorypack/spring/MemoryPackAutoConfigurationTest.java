@@ -22,7 +22,11 @@ import io.github.memorypack.core.WindowChatMemory;
 import io.github.memorypack.micrometer.MemoryPackMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -236,6 +240,40 @@ class MemoryPackAutoConfigurationTest {
             context.getBean(ChatMemoryProvider.class).get("ada").messages();
             assertThat(context.getBean(MeterRegistry.class).get(MemoryPackMetrics.VIEW_MESSAGES).summary().count())
                     .isEqualTo(1);
+        });
+    }
+
+    @Test
+    void should_document_in_the_readme_exactly_the_properties_of_the_metadata_with_their_defaults() throws Exception {
+        // given: the generated metadata, and the README's property table (a row may name siblings: `a` / `b`)
+        JsonNode metadata;
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        java.util.Map<String, JsonNode> properties = new java.util.TreeMap<>();
+        metadata.get("properties").forEach(p -> properties.put(p.get("name").asText(), p));
+        java.util.Map<String, String> documented = new java.util.TreeMap<>();
+        for (String row : Files.readAllLines(Path.of("README.md"))) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\| (`[^|]+) \\| ([^|]+) \\|").matcher(row);
+            if (m.find() && !m.group(1).contains("`property`")) {
+                String first = null;
+                for (String name : m.group(1).split(" / ")) {
+                    name = name.replace("`", "").strip();
+                    first = first == null ? name : first.substring(0, first.lastIndexOf('.') + 1) + name;
+                    documented.put(first.contains(".") && !name.contains(".") ? first : name, m.group(2).strip());
+                }
+            }
+        }
+
+        // then: the same names, each described, and every default the code has is the README's
+        assertThat(documented.keySet()).containsExactlyInAnyOrderElementsOf(properties.keySet());
+        properties.forEach((name, property) -> {
+            assertThat(property.path("description").asText()).as(name).isNotBlank();
+            if (property.has("defaultValue")) {
+                String readme = documented.get(name).replace("`", "");
+                assertThat(readme).as("README default of %s", name)
+                        .isEqualToIgnoringCase(property.get("defaultValue").asText().replace('_', '-'));
+            }
         });
     }
 

@@ -53,9 +53,10 @@ public class MemoryPackProperties implements Validator {
     private Strategy strategy = Strategy.WINDOW;
 
     /**
-     * Hard ceiling on each request, in tokens, for buffer, summary and summary-buffer: the oldest
-     * closed turns are cut from the view rather than letting requests grow (the overflow is
-     * reported). Unset: no ceiling. Not for the window, whose limit is window.max-tokens.
+     * Ceiling on each request, in tokens. Summary and summary-buffer: a hard ceiling, the oldest
+     * closed turns are cut from the view while folds lag (the overflow is reported). Buffer: views
+     * over it are only reported, never cut. Not for the window, whose limit is window.max-tokens.
+     * Unset: none.
      */
     private Integer contextTokens;
 

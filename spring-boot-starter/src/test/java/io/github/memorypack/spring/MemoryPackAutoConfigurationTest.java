@@ -277,6 +277,34 @@ class MemoryPackAutoConfigurationTest {
         });
     }
 
+    @Test
+    void should_report_but_not_cut_a_buffer_over_context_tokens_and_cut_a_summary_when_context_tokens_is_set() {
+        ApplicationContextRunner ceiling = runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+                .withPropertyValues("memory-pack.context-tokens=120", "memory-pack.summarizer.extractive=true",
+                        "memory-pack.summary.fold-every-turns=100");
+        // the buffer shows everything and reports the overflow
+        ceiling.withPropertyValues("memory-pack.strategy=buffer").run(context -> {
+            ChatMemory memory = eightTurns(context.getBean(ChatMemoryProvider.class).get("ada"));
+            assertThat(memory.messages()).hasSize(16);
+            assertThat(context.getBean(MeterRegistry.class).get(MemoryPackMetrics.OVERFLOWS).tag("unit", "tokens")
+                    .counter().count()).isPositive();
+        });
+        // a summary whose folds lag (every 100 turns here) is cut to the ceiling
+        ceiling.withPropertyValues("memory-pack.strategy=summary").run(context -> {
+            ChatMemory memory = eightTurns(context.getBean(ChatMemoryProvider.class).get("ada"));
+            assertThat(io.github.memorypack.core.Tokenizers.o200k().estimateTokenCountInMessages(memory.messages()))
+                    .isLessThanOrEqualTo(120);
+        });
+    }
+
+    private static ChatMemory eightTurns(ChatMemory memory) {
+        for (int i = 0; i < 8; i++) {
+            memory.add(UserMessage.from("Question " + i + ": my name is Ada and I live in Lyon, what about trains?"));
+            memory.add(AiMessage.from("Answer " + i + ": trains from Lyon to Paris leave every hour, 40 euros."));
+        }
+        return memory;
+    }
+
     /** A model that answers with a fixed summary and counts its calls. */
     static final class EchoModel implements ChatModel {
         int calls;

@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import redis.clients.jedis.HostAndPort;
@@ -85,6 +86,15 @@ final class SessionStores {
                 connect(builder, details);
             } else {
                 connect(builder, spring);
+                String bundle = spring.getSsl() == null ? null : spring.getSsl().getBundle();
+                if (bundle != null && !bundle.isBlank() && spring.getSsl().isEnabled()) {
+                    SslBundles bundles = beans.getBeanProvider(SslBundles.class).getIfAvailable();
+                    if (bundles == null) {
+                        throw new IllegalStateException("spring.data.redis.ssl.bundle=" + bundle
+                                + " needs Spring Boot's SslBundles bean (spring.ssl.bundle.*), and there is none");
+                    }
+                    builder.sslSocketFactory(bundles.getBundle(bundle).createSslContext().getSocketFactory());
+                }
             }
             return builder.build();
         }
@@ -111,7 +121,7 @@ final class SessionStores {
             }
         }
 
-        /** From {@code spring.data.redis.*} (url, or cluster nodes, or host/port/database). */
+        /** From {@code spring.data.redis.*} (url, or cluster nodes, or host/port/database); the SSL bundle is the caller's. */
         private static void connect(RedisSessionStore.Builder builder, RedisProperties spring) {
             boolean ssl = spring.getSsl() != null && spring.getSsl().isEnabled();
             if (spring.getUrl() != null && !spring.getUrl().isBlank()) {

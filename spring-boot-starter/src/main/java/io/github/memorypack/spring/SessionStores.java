@@ -179,16 +179,25 @@ final class SessionStores {
             }
             JdbcSessionStore.Builder builder = JdbcSessionStore.builder(dataSource);
             if (settings.getTablePrefix() != null) {
-                builder.tablePrefix(settings.getTablePrefix());
+                named("memory-pack.store.jdbc.table-prefix", () -> builder.tablePrefix(settings.getTablePrefix()));
             }
             if (settings.getSchema() != null) {
-                builder.schema(settings.getSchema());
+                named("memory-pack.store.jdbc.schema", () -> builder.schema(settings.getSchema()));
             }
             JdbcSessionStore store = builder.build();
             if (settings.isCreateSchema()) {
                 store.createSchema();
             }
             return store;
+        }
+
+        /** Runs a builder setter, naming {@code property} when it rejects the value. */
+        private static void named(String property, Runnable setter) {
+            try {
+                setter.run();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(property + ": " + e.getMessage(), e);
+            }
         }
     }
 }

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -53,6 +55,19 @@ class PropertyValidationTest {
             assertThat(messages(context.getStartupFailure())).as("the start-up failure's messages")
                     .anyMatch(message -> message.contains(named.trim()));
         });
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "memory-pack.store.jdbc.table-prefix=chat-memory-  | memory-pack.store.jdbc.table-prefix",
+            "memory-pack.store.jdbc.schema=app;drop           | memory-pack.store.jdbc.schema"})
+    void should_fail_to_start_naming_the_jdbc_property_when_a_table_name_part_is_invalid(String bad, String named) {
+        runner.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:validation;DB_CLOSE_DELAY=-1"))
+                .withPropertyValues("memory-pack.store.type=jdbc", bad.trim())
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(messages(context.getStartupFailure())).anyMatch(m -> m.contains(named.trim()));
+                });
     }
 
     @Test

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthComponent;
+import org.springframework.boot.actuate.health.HealthEndpoint;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -51,6 +53,8 @@ abstract class StarterConversationTest {
     @Autowired
     @Qualifier("memoryPackHealthIndicator")
     HealthIndicator health;
+    @Autowired
+    HealthEndpoint healthEndpoint;
 
     @DynamicPropertySource
     static void openAi(DynamicPropertyRegistry properties) {
@@ -118,6 +122,9 @@ abstract class StarterConversationTest {
         Health status = health.health();
         assertThat(status.getStatus()).isEqualTo(Status.UP);
         assertThat(status.getDetails()).containsEntry("store", storeType.getSimpleName());
+        // /actuator/health shows it as the component the README names
+        assertThat(healthEndpoint.healthForPath("memoryPack")).isNotNull()
+                .extracting(HealthComponent::getStatus).isEqualTo(Status.UP);
         thenAlso(ana);
     }
 

@@ -300,6 +300,41 @@ class MemoryPackAutoConfigurationTest {
         });
     }
 
+    @Test
+    void should_apply_each_strategy_option_when_its_property_is_set() {
+        ApplicationContextRunner metered = runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+        // the window's three limits
+        metered.withPropertyValues("memory-pack.window.max-turns=2").run(context ->
+                assertThat(eightTurns(context.getBean(ChatMemoryProvider.class).get("a")).messages()).hasSize(4)
+                        .first().extracting(m -> ((UserMessage) m).singleText()).asString().startsWith("Question 6"));
+        metered.withPropertyValues("memory-pack.window.max-messages=3").run(context ->
+                assertThat(eightTurns(context.getBean(ChatMemoryProvider.class).get("a")).messages()).hasSize(2));
+        metered.withPropertyValues("memory-pack.window.max-tokens=120").run(context -> {
+            List<dev.langchain4j.data.message.ChatMessage> view =
+                    eightTurns(context.getBean(ChatMemoryProvider.class).get("a")).messages();
+            assertThat(io.github.memorypack.core.Tokenizers.o200k().estimateTokenCountInMessages(view))
+                    .isLessThanOrEqualTo(120).isGreaterThan(60);
+        });
+        // summary: a fold every third turn instead of every turn
+        metered.withPropertyValues("memory-pack.strategy=summary", "memory-pack.summarizer.extractive=true",
+                "memory-pack.summary.fold-every-turns=3").run(context -> {
+            eightTurns(context.getBean(ChatMemoryProvider.class).get("a"));
+            assertThat(context.getBean(MeterRegistry.class).get(MemoryPackMetrics.FOLDS).timer().count()).isEqualTo(2);
+        });
+        // summary-buffer: the verbatim budget, and the summary's cap
+        metered.withPropertyValues("memory-pack.strategy=summary-buffer", "memory-pack.summarizer.extractive=true",
+                "memory-pack.summary-buffer.max-buffer-tokens=150", "memory-pack.summarizer.max-summary-tokens=30")
+                .run(context -> {
+                    List<dev.langchain4j.data.message.ChatMessage> view =
+                            eightTurns(context.getBean(ChatMemoryProvider.class).get("a")).messages();
+                    assertThat(view.get(0)).isInstanceOf(SummaryMessage.class);
+                    assertThat(io.github.memorypack.core.Tokenizers.o200k().estimateTokenCountInText(
+                            ((SummaryMessage) view.get(0)).summaryText())).isLessThanOrEqualTo(30);
+                    assertThat(io.github.memorypack.core.Tokenizers.o200k().estimateTokenCountInMessages(
+                            view.subList(1, view.size()))).isLessThanOrEqualTo(150);
+                });
+    }
+
     /** Whether the property's type is an enum (the README spells its values in kebab case). */
     private static boolean enumeration(JsonNode property) {
         return property.path("type").asText().contains("$");

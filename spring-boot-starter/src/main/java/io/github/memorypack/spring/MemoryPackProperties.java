@@ -126,7 +126,9 @@ public class MemoryPackProperties implements Validator {
             try {
                 Tokenizers.forModel(p.tokenizerModel);
             } catch (IllegalArgumentException e) {
-                reject(errors, "tokenizerModel", "names no known tokenizer (" + e.getMessage() + ")");
+                reject(errors, "tokenizerModel", "='" + p.tokenizerModel + "' is no OpenAI model family whose"
+                        + " encoding is known; leave it unset for o200k_base (a sound estimate for other providers'"
+                        + " models too), or name a model of the encoding wanted (gpt-4o: o200k_base, gpt-4: cl100k_base)");
             }
         }
         if (p.strategy == Strategy.WINDOW) {

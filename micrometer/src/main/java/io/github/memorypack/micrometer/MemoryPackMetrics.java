@@ -119,6 +119,7 @@ public final class MemoryPackMetrics implements MemoryListener {
      * simple name without {@code SessionStore}, in kebab case ({@code file}, {@code in-memory},
      * {@code redis}, {@code jdbc}, {@code memory-md}). It behaves exactly like {@code store} otherwise
      * (what it returns and throws); closing it closes {@code store} when that is {@link AutoCloseable}.
+     * A store this registry already times is returned as it is, so each call is timed once.
      *
      * @param store the store to time
      * @return the timed store
@@ -132,7 +133,8 @@ public final class MemoryPackMetrics implements MemoryListener {
     }
 
     /**
-     * {@link #instrument(SessionStore)} with the {@code backend} tag given.
+     * {@link #instrument(SessionStore)} with the {@code backend} tag given. A store this registry
+     * already times is returned as it is (keeping its tag).
      *
      * @param store   the store to time
      * @param backend the value of the {@code backend} tag
@@ -145,6 +147,9 @@ public final class MemoryPackMetrics implements MemoryListener {
         }
         if (backend == null || backend.isBlank()) {
             throw new IllegalArgumentException("backend must not be blank");
+        }
+        if (store instanceof TimedSessionStore timed && timed.timesOn(registry)) {
+            return timed;
         }
         return new TimedSessionStore(store, backend, registry);
     }
@@ -205,6 +210,9 @@ public final class MemoryPackMetrics implements MemoryListener {
 
     /** {@code InMemorySessionStore} → {@code in-memory}, {@code MemoryMdSessionStore} → {@code memory-md}. */
     static String backendOf(SessionStore store) {
+        if (store instanceof TimedSessionStore timed) {
+            return timed.backend();
+        }
         String name = store.getClass().getSimpleName();
         if (name.isEmpty()) {
             name = store.getClass().getName().substring(store.getClass().getName().lastIndexOf('.') + 1);

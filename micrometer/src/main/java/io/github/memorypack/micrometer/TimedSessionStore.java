@@ -49,6 +49,16 @@ final class TimedSessionStore implements SessionStore, AutoCloseable {
         this.registry = registry;
     }
 
+    /** Whether this store records to {@code other}. */
+    boolean timesOn(MeterRegistry other) {
+        return registry == other;
+    }
+
+    /** The {@code backend} tag of this store's meters. */
+    String backend() {
+        return backend;
+    }
+
     private Timer timer(Operation operation, String outcome) {
         return Timer.builder(MemoryPackMetrics.STORE_OPERATIONS).description("Duration of each session store operation")
                 .tags("backend", backend, "operation", operation.tag, "outcome", outcome).register(registry);

@@ -181,4 +181,22 @@ class MemoryPackMetricsTest {
         assertThatThrownBy(() -> metrics.instrument(InMemorySessionStore.create(), " "))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void should_time_each_call_once_under_the_store_backend_when_an_instrumented_store_is_instrumented_again() {
+        // given: a store timed by the application (as this README shows), then again by the Spring Boot
+        // starter, which times whatever store bean the memories run on
+        SessionStore once = metrics.instrument(InMemorySessionStore.create());
+        SessionStore twice = MemoryPackMetrics.of(registry).instrument(once);
+
+        // when
+        twice.nextIndex("ada");
+
+        // then: one sample, tagged with the real backend (not "timed")
+        assertThat(registry.find(MemoryPackMetrics.STORE_OPERATIONS).timers())
+                .singleElement().satisfies(timer -> {
+                    assertThat(timer.getId().getTag("backend")).isEqualTo("in-memory");
+                    assertThat(timer.count()).isEqualTo(1);
+                });
+    }
 }

@@ -12,6 +12,8 @@ import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,5 +51,21 @@ class ReadmeExampleTest {
             assertThat(meterRegistry.get(MemoryPackMetrics.STORE_OPERATIONS).tag("backend", "file").timers())
                     .isNotEmpty();
         }
+    }
+
+    /** The example between the markers of this test's source, and the README's java block: the same code. */
+    @Test
+    void should_show_the_code_this_test_runs_when_the_readme_is_read() throws Exception {
+        String source = Files.readString(Path.of("src/test/java/" + getClass().getName().replace('.', '/') + ".java"),
+                StandardCharsets.UTF_8);
+        String start = "// --- README example starts\n";
+        String code = source.substring(source.indexOf(start) + start.length(), source.indexOf("// --- README example ends"));
+        String readme = Files.readString(Path.of("README.md"), StandardCharsets.UTF_8);
+        int from = readme.indexOf("```java\n") + "```java\n".length();
+        assertThat(normalized(readme.substring(from, readme.indexOf("```", from)))).isEqualTo(normalized(code));
+    }
+
+    private static String normalized(String code) {
+        return code.lines().map(String::strip).filter(line -> !line.isEmpty()).reduce("", (a, b) -> a + b + "\n");
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -49,6 +50,18 @@ public class MemoryPackAutoConfiguration {
 
     /** Created by Spring. */
     public MemoryPackAutoConfiguration() {
+    }
+
+    /**
+     * Keeps the {@code memory-pack.*} properties out of {@code spring.main.lazy-initialization}, so a
+     * bad value still fails the start rather than the first chat (binding them is cheap; the store and
+     * the provider stay lazy).
+     *
+     * @return the filter Spring Boot's lazy initialization consults
+     */
+    @Bean
+    static LazyInitializationExcludeFilter memoryPackPropertiesEagerly() {
+        return LazyInitializationExcludeFilter.forBeanTypes(MemoryPackProperties.class);
     }
 
     /**

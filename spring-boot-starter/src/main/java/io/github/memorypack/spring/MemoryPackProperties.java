@@ -1,16 +1,20 @@
 package io.github.memorypack.spring;
 
 import io.github.memorypack.core.Experimental;
+import io.github.memorypack.core.Tokenizers;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * The {@code memory-pack.*} properties: which memory strategy the auto-configured
  * {@code ChatMemoryProvider} builds, its limits and summarizer, and which {@code SessionStore} it
  * runs on. Every property has a default, so the starter works with none set (a 20-message window on
- * an in-memory store). A value out of range fails the application's start with the memory
- * builder's own message.
+ * an in-memory store). Spring validates the bound values ({@link #validate}): a value out of range,
+ * or options that contradict each other, fail the application's start with a message that names the
+ * property.
  *
  * <p>{@link Experimental}: property names, defaults and their grouping may still change.
  *
@@ -19,7 +23,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @Experimental
 @ConfigurationProperties(prefix = "memory-pack")
-public class MemoryPackProperties {
+public class MemoryPackProperties implements Validator {
 
     /** The memory strategies the starter can build. */
     public enum Strategy {
@@ -49,9 +53,10 @@ public class MemoryPackProperties {
     private Strategy strategy = Strategy.WINDOW;
 
     /**
-     * Hard ceiling on each request, in tokens, for buffer, summary and summary-buffer: the oldest
-     * closed turns are cut from the view rather than letting requests grow (the overflow is
-     * reported). Unset: no ceiling.
+     * Ceiling on each request, in tokens. Summary and summary-buffer: a hard ceiling, the oldest
+     * closed turns are cut from the view while folds lag (the overflow is reported). Buffer: views
+     * over it are only reported, never cut. Not for the window, whose limit is window.max-tokens.
+     * Unset: none.
      */
     private Integer contextTokens;
 
@@ -70,6 +75,100 @@ public class MemoryPackProperties {
     private final Summarizer summarizer = new Summarizer();
     private final Store store = new Store();
     private final Metrics metrics = new Metrics();
+
+    /** Created by Spring, with every default. */
+    public MemoryPackProperties() {
+    }
+
+    /**
+     * Whether {@code type} is validated here.
+     *
+     * @param type the class Spring is about to validate
+     * @return whether it is this class
+     */
+    @Override
+    public boolean supports(Class<?> type) {
+        return MemoryPackProperties.class.isAssignableFrom(type);
+    }
+
+    /**
+     * Rejects, naming the {@code memory-pack.*} property, what the memory builders and stores would
+     * reject later: counts and durations out of range, more than one window limit,
+     * {@code context-tokens} with the window (whose limit is {@code window.max-tokens}), a low
+     * watermark not below the verbatim budget, an unknown tokenizer model, and a file store without
+     * a directory. Spring calls it after binding, so the application does not start.
+     *
+     * @param target the bound properties (this object)
+     * @param errors where each rejected property is recorded
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        MemoryPackProperties p = (MemoryPackProperties) target;
+        atLeast(errors, "contextTokens", p.contextTokens, 1);
+        atLeast(errors, "viewCacheSize", p.viewCacheSize, 0);
+        atLeast(errors, "window.maxMessages", p.window.maxMessages, 1);
+        atLeast(errors, "window.maxTurns", p.window.maxTurns, 1);
+        atLeast(errors, "window.maxTokens", p.window.maxTokens, 1);
+        atLeast(errors, "summary.foldEveryTurns", p.summary.foldEveryTurns, 1);
+        atLeast(errors, "summaryBuffer.maxBufferTokens", p.summaryBuffer.maxBufferTokens, 1);
+        atLeast(errors, "summaryBuffer.lowWatermark", p.summaryBuffer.lowWatermark, 0);
+        atLeast(errors, "summarizer.maxSummaryTokens", p.summarizer.maxSummaryTokens, 1);
+        if (p.summarizer.timeout == null || p.summarizer.timeout.isNegative() || p.summarizer.timeout.isZero()) {
+            reject(errors, "summarizer.timeout", "must be positive, was " + p.summarizer.timeout);
+        }
+        if (p.store.redis.ttl != null && p.store.redis.ttl.toMillis() < 1) {
+            reject(errors, "store.redis.ttl", "must be at least 1ms, was " + p.store.redis.ttl);
+        }
+        if (p.store.redis.retryDuration != null && p.store.redis.retryDuration.isNegative()) {
+            reject(errors, "store.redis.retryDuration", "must be zero or more, was " + p.store.redis.retryDuration);
+        }
+        if (p.tokenizerModel != null) {
+            try {
+                Tokenizers.forModel(p.tokenizerModel);
+            } catch (IllegalArgumentException e) {
+                reject(errors, "tokenizerModel", "='" + p.tokenizerModel + "' is no OpenAI model family whose"
+                        + " encoding is known; leave it unset for o200k_base (a sound estimate for other providers'"
+                        + " models too), or name a model of the encoding wanted (gpt-4o: o200k_base, gpt-4: cl100k_base)");
+            }
+        }
+        if (p.strategy == Strategy.WINDOW) {
+            int limits = (p.window.maxMessages != null ? 1 : 0) + (p.window.maxTurns != null ? 1 : 0)
+                    + (p.window.maxTokens != null ? 1 : 0);
+            if (limits > 1) {
+                reject(errors, p.window.maxTurns != null ? "window.maxTurns" : "window.maxTokens",
+                        "is one of " + limits + " window limits set; set only one of memory-pack.window.max-messages,"
+                                + " memory-pack.window.max-turns and memory-pack.window.max-tokens");
+            }
+            if (p.contextTokens != null) {
+                reject(errors, "contextTokens", "does not apply to memory-pack.strategy=window;"
+                        + " bound the window's request with memory-pack.window.max-tokens");
+            }
+        }
+        if (p.strategy == Strategy.SUMMARY_BUFFER && p.summaryBuffer.lowWatermark != null
+                && p.summaryBuffer.lowWatermark >= p.summaryBuffer.maxBufferTokens) {
+            reject(errors, "summaryBuffer.lowWatermark", "must be below memory-pack.summary-buffer.max-buffer-tokens ("
+                    + p.summaryBuffer.maxBufferTokens + ")");
+        }
+        if (p.store.type == StoreType.FILE && p.store.file.directory == null) {
+            reject(errors, "store.file.directory", "is required with memory-pack.store.type=file");
+        }
+    }
+
+    private static void atLeast(Errors errors, String field, Integer value, int min) {
+        if (value != null && value < min) {
+            reject(errors, field, "must be at least " + min + ", was " + value);
+        }
+    }
+
+    /** Rejects {@code field} with a message that starts with the property's name. */
+    static void reject(Errors errors, String field, String problem) {
+        errors.rejectValue(field, "invalid", property(field) + " " + problem);
+    }
+
+    /** {@code summaryBuffer.maxBufferTokens} → {@code memory-pack.summary-buffer.max-buffer-tokens}. */
+    static String property(String field) {
+        return "memory-pack." + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    }
 
     /** @return the strategy; default {@link Strategy#WINDOW} */
     public Strategy getStrategy() {
@@ -144,7 +243,7 @@ public class MemoryPackProperties {
     /** {@code memory-pack.window.*}: set one limit; with none set the window keeps 20 messages. */
     public static class Window {
 
-        /** Messages the window keeps (the pinned system message included). */
+        /** Messages the window keeps (the pinned system message included). With no window limit set: 20. */
         private Integer maxMessages;
         /** Turns (a user message and what belongs to it) the window keeps. */
         private Integer maxTurns;

@@ -13,7 +13,9 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.WindowChatMemory;
 import java.util.List;
 import java.util.function.Consumer;
+import org.springframework.beans.factory.BeanNotOfRequiredTypeException;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 
 /** Builds the provider of {@code memory-pack.strategy} from the properties. */
 final class MemoryProviders {
@@ -82,21 +84,37 @@ final class MemoryProviders {
     }
 
     /**
-     * The extractive summarizer, or the LLM one ({@link Summarizer#llmBuilder()}) on the named {@link ChatModel} bean, or on
+     * The application's single (or primary) {@link Summarizer} bean; else the extractive summarizer, or the LLM one ({@link Summarizer#llmBuilder()}) on the named {@link ChatModel} bean, or on
      * the application's only (or primary) one.
      *
-     * @throws IllegalStateException if a model is needed and none (or no unique one) is there
+     * @throws IllegalStateException if a model is needed and none (or no unique one) is there, or a
+     *                               Summarizer bean and the summarizer properties both choose one
      */
     static Summarizer summarizer(MemoryPackProperties properties, ListableBeanFactory beans,
                                  TokenCountEstimator tokenizer) {
         MemoryPackProperties.Summarizer settings = properties.getSummarizer();
         Integer cap = settings.getMaxSummaryTokens();
+        Summarizer own = beans.getBeanProvider(Summarizer.class).getIfUnique();
+        if (own != null) {
+            if (settings.isExtractive() || (settings.getModel() != null && !settings.getModel().isBlank())) {
+                throw new IllegalStateException("the application defines a Summarizer bean, and memory-pack.summarizer."
+                        + (settings.isExtractive() ? "extractive=true" : "model=" + settings.getModel())
+                        + " chooses another summarizer: remove one of them");
+            }
+            return own;
+        }
         if (settings.isExtractive()) {
             return cap == null ? Summarizer.extractive() : Summarizer.extractive(cap);
         }
         ChatModel model;
         if (settings.getModel() != null && !settings.getModel().isBlank()) {
-            model = beans.getBean(settings.getModel(), ChatModel.class);
+            try {
+                model = beans.getBean(settings.getModel(), ChatModel.class);
+            } catch (NoSuchBeanDefinitionException | BeanNotOfRequiredTypeException e) {
+                throw new IllegalStateException("memory-pack.summarizer.model=" + settings.getModel()
+                        + " names no ChatModel bean; the ChatModel beans are "
+                        + java.util.Arrays.toString(beans.getBeanNamesForType(ChatModel.class)), e);
+            }
         } else {
             model = beans.getBeanProvider(ChatModel.class).getIfUnique();
             if (model == null) {

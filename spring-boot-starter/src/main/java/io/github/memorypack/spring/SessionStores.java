@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import redis.clients.jedis.HostAndPort;
@@ -85,6 +86,15 @@ final class SessionStores {
                 connect(builder, details);
             } else {
                 connect(builder, spring);
+                String bundle = spring.getSsl() == null ? null : spring.getSsl().getBundle();
+                if (bundle != null && !bundle.isBlank() && spring.getSsl().isEnabled()) {
+                    SslBundles bundles = beans.getBeanProvider(SslBundles.class).getIfAvailable();
+                    if (bundles == null) {
+                        throw new IllegalStateException("spring.data.redis.ssl.bundle=" + bundle
+                                + " needs Spring Boot's SslBundles bean (spring.ssl.bundle.*), and there is none");
+                    }
+                    builder.sslSocketFactory(bundles.getBundle(bundle).createSslContext().getSocketFactory());
+                }
             }
             return builder.build();
         }
@@ -111,7 +121,7 @@ final class SessionStores {
             }
         }
 
-        /** From {@code spring.data.redis.*} (url, or cluster nodes, or host/port/database). */
+        /** From {@code spring.data.redis.*} (url, or cluster nodes, or host/port/database); the SSL bundle is the caller's. */
         private static void connect(RedisSessionStore.Builder builder, RedisProperties spring) {
             boolean ssl = spring.getSsl() != null && spring.getSsl().isEnabled();
             if (spring.getUrl() != null && !spring.getUrl().isBlank()) {
@@ -159,21 +169,35 @@ final class SessionStores {
         static SessionStore create(MemoryPackProperties.Jdbc settings, ListableBeanFactory beans) {
             DataSource dataSource = beans.getBeanProvider(DataSource.class).getIfUnique();
             if (dataSource == null) {
-                throw new IllegalStateException("memory-pack.store.type=jdbc needs a single (or primary) DataSource"
-                        + " bean; add spring-boot-starter-jdbc and spring.datasource.* settings");
+                String[] names = beans.getBeanNamesForType(DataSource.class);
+                throw new IllegalStateException(names.length == 0
+                        ? "memory-pack.store.type=jdbc needs a DataSource bean; add spring-boot-starter-jdbc and"
+                                + " spring.datasource.* settings"
+                        : "memory-pack.store.type=jdbc needs one DataSource, and there are " + names.length + " "
+                                + java.util.Arrays.toString(names) + " with none @Primary: mark the one for chat"
+                                + " memory @Primary, or define your own SessionStore bean on it");
             }
             JdbcSessionStore.Builder builder = JdbcSessionStore.builder(dataSource);
             if (settings.getTablePrefix() != null) {
-                builder.tablePrefix(settings.getTablePrefix());
+                named("memory-pack.store.jdbc.table-prefix", () -> builder.tablePrefix(settings.getTablePrefix()));
             }
             if (settings.getSchema() != null) {
-                builder.schema(settings.getSchema());
+                named("memory-pack.store.jdbc.schema", () -> builder.schema(settings.getSchema()));
             }
             JdbcSessionStore store = builder.build();
             if (settings.isCreateSchema()) {
                 store.createSchema();
             }
             return store;
+        }
+
+        /** Runs a builder setter, naming {@code property} when it rejects the value. */
+        private static void named(String property, Runnable setter) {
+            try {
+                setter.run();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(property + ": " + e.getMessage(), e);
+            }
         }
     }
 }

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthComponent;
+import org.springframework.boot.actuate.health.HealthEndpoint;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -34,6 +36,14 @@ abstract class StarterConversationTest {
         String chat(@MemoryId String user, @UserMessage String message);
     }
 
+    interface NumberedAssistant {
+        String chat(@MemoryId long user, @UserMessage String message);
+    }
+
+    interface UuidAssistant {
+        String chat(@MemoryId UUID user, @UserMessage String message);
+    }
+
     @Autowired
     ChatMemoryProvider provider;
     @Autowired
@@ -43,6 +53,8 @@ abstract class StarterConversationTest {
     @Autowired
     @Qualifier("memoryPackHealthIndicator")
     HealthIndicator health;
+    @Autowired
+    HealthEndpoint healthEndpoint;
 
     @DynamicPropertySource
     static void openAi(DynamicPropertyRegistry properties) {
@@ -64,6 +76,10 @@ abstract class StarterConversationTest {
         this.storeType = storeType;
     }
 
+    /** Successful summarizer calls and folds before the conversation (other tests share the context). */
+    double callsBefore;
+    double foldsBefore;
+
     /** Checks of one subclass, after the conversation. */
     void thenAlso(String ana) {
     }
@@ -76,6 +92,9 @@ abstract class StarterConversationTest {
         String bob = "bob-" + UUID.randomUUID();
         Assistant assistant = AiServices.builder(Assistant.class).chatModel(server.model())
                 .chatMemoryProvider(provider).build();
+        callsBefore = Search.in(registry).name(MemoryPackMetrics.SUMMARIZER_CALLS).tag("outcome", "success").counters()
+                .stream().mapToDouble(c -> c.count()).sum();
+        foldsBefore = timerCount(Search.in(registry).name(MemoryPackMetrics.FOLDS));
         double views = count(Search.in(registry).name(MemoryPackMetrics.VIEW_MESSAGES).tag("strategy", strategy));
         double appends = timerCount(Search.in(registry).name(MemoryPackMetrics.STORE_OPERATIONS)
                 .tags("backend", backend, "operation", "append", "outcome", "success"));
@@ -103,7 +122,37 @@ abstract class StarterConversationTest {
         Health status = health.health();
         assertThat(status.getStatus()).isEqualTo(Status.UP);
         assertThat(status.getDetails()).containsEntry("store", storeType.getSimpleName());
+        // /actuator/health shows it as the component the README names
+        assertThat(healthEndpoint.healthForPath("memoryPack")).isNotNull()
+                .extracting(HealthComponent::getStatus).isEqualTo(Status.UP);
         thenAlso(ana);
+    }
+
+    @Test
+    void should_keep_each_session_when_memory_ids_are_longs_and_uuids() {
+        // given: two services on the one provider, with memory ids of other types than String
+        OpenAiTestServer server = TestApplication.openAi();
+        long number = System.nanoTime();
+        UUID uuid = UUID.randomUUID();
+        NumberedAssistant numbered = AiServices.builder(NumberedAssistant.class).chatModel(server.model())
+                .chatMemoryProvider(provider).build();
+        UuidAssistant uuids = AiServices.builder(UuidAssistant.class).chatModel(server.model())
+                .chatMemoryProvider(provider).build();
+
+        // when
+        numbered.chat(number, "My number is " + number + ".");
+        uuids.chat(uuid, "My uuid is " + uuid + ".");
+        numbered.chat(number, "What is my number?");
+        uuids.chat(uuid, "What is my uuid?");
+
+        // then: each id kept its own turns, and the store lists both sessions under their ids
+        assertThat(chatRequest(server, "user: What is my number?")).contains("user: My number is " + number + ".")
+                .noneMatch(line -> line.contains(uuid.toString()));
+        assertThat(chatRequest(server, "user: What is my uuid?")).contains("user: My uuid is " + uuid + ".")
+                .noneMatch(line -> line.contains(Long.toString(number)));
+        assertThat(store.getMessages(number)).hasSize(4);
+        assertThat(store.getMessages(uuid)).hasSize(4);
+        assertThat(store.sessions()).contains(Long.toString(number), uuid.toString());
     }
 
     /** The history of the (last) chat request whose last line is {@code lastLine}. */

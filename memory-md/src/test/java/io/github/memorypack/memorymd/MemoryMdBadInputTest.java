@@ -1,0 +1,63 @@
+package io.github.memorypack.memorymd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.langchain4j.data.message.UserMessage;
+import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input and calls that change nothing create no file and no folder. */
+class MemoryMdBadInputTest {
+
+    @TempDir
+    Path dir;
+
+    private List<String> files() throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            return all.filter(p -> !p.equals(dir)).map(p -> dir.relativize(p).toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void should_create_nothing_when_compare_and_set_fails_on_an_unknown_session() throws IOException {
+        MemoryMdSessionStore store = MemoryMdSessionStore.of(dir);
+
+        assertThat(store.compareAndSetState("unknown", 3, SessionState.EMPTY)).isEmpty();
+        assertThat(store.compareAndSetState("unknown", -1, SessionState.EMPTY)).isEmpty();
+
+        assertThat(files()).isEmpty();
+        assertThat(store.sessions()).isEmpty();
+        assertThat(store.compareAndSetState("unknown", 0, SessionState.EMPTY)).isPresent();
+        assertThat(MemoryMdSessionStore.of(dir).state("unknown").version()).isEqualTo(1);
+    }
+
+    @Test
+    void should_reject_bad_arguments_before_touching_a_file_when_they_are_invalid() throws IOException {
+        MemoryMdSessionStore store = MemoryMdSessionStore.of(dir);
+        List<NewEntry> withNull = Arrays.asList(NewEntry.of(UserMessage.from("a")), null);
+
+        assertThatThrownBy(() -> store.read("s", -1, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.read("s", 0, -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.readLast("s", -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.append("s", withNull)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> store.append("s", null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> store.append("s", List.of(), " ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.compareAndSetState("s", 0, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> store.compact("s", " ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.append("../s", List.of(NewEntry.of(UserMessage.from("a")))))
+                .isInstanceOf(IllegalArgumentException.class);
+        store.trim("s", -5);
+        store.delete("s");
+
+        assertThat(files()).isEmpty();
+    }
+}

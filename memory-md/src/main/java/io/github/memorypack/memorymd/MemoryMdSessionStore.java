@@ -359,7 +359,8 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             return Optional.of(stored);
         };
-        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
+        // only version 0 can match an unknown session: any other compare fails without creating its folder
+        return persistent ? writing(sessionId, expectedVersion == 0, op) : reading(sessionId, op);
     }
 
     @Override

@@ -1,0 +1,23 @@
+package io.github.memorypack.redis;
+
+import org.junit.jupiter.api.Test;
+
+/** {@link StoreRaces} on the standalone Redis. */
+class RedisRaceTest {
+
+    @Test
+    void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
+        try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
+                .keyPrefix(TestRedis.freshPrefix()).build()) {
+            StoreRaces.manySessions(store, 8, 20, 10);
+        }
+    }
+
+    @Test
+    void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_appends() throws Exception {
+        try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
+                .keyPrefix(TestRedis.freshPrefix()).build()) {
+            StoreRaces.deletesRacingAppends(store, 4, 150);
+        }
+    }
+}

@@ -263,6 +263,16 @@ public final class MemoryMdSessionStore implements SessionStore {
         return persistent;
     }
 
+    /**
+     * The base folder, the durability and the damage policy.
+     *
+     * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
+     */
+    @Override
+    public String toString() {
+        return "MemoryMdSessionStore{" + directory + ", " + durability + ", " + damagePolicy + '}';
+    }
+
     // ------------------------------------------------------------------------------ SessionStore
 
     @Override

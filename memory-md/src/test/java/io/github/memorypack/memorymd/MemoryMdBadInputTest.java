@@ -60,4 +60,14 @@ class MemoryMdBadInputTest {
 
         assertThat(files()).isEmpty();
     }
+
+    @Test
+    void should_name_folder_durability_and_damage_policy_when_printed() {
+        assertThat(MemoryMdSessionStore.of(dir)).hasToString("MemoryMdSessionStore{" + dir.toAbsolutePath().normalize()
+                + ", SYNC, FAIL}");
+        assertThat(MemoryMdSessionStore.builder().directory(dir).durability(MemoryMdSessionStore.Durability.OS_BUFFERED)
+                .damagePolicy(MemoryMdSessionStore.DamagePolicy.SKIP_DAMAGED_BLOCKS).build())
+                .hasToString("MemoryMdSessionStore{" + dir.toAbsolutePath().normalize()
+                        + ", OS_BUFFERED, SKIP_DAMAGED_BLOCKS}");
+    }
 }

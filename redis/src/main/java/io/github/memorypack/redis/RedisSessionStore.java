@@ -307,6 +307,18 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 List.of(ttlMillis, windowMillis, newToken()), r -> true);
     }
 
+    /**
+     * The kind of server (standalone or cluster), the key prefix and the TTL; never an address or a
+     * credential.
+     *
+     * @return for example {@code RedisSessionStore{standalone, prefix='my-app:chat:', ttl=PT168H}}
+     */
+    @Override
+    public String toString() {
+        return "RedisSessionStore{" + (jedis instanceof JedisCluster ? "cluster" : "standalone") + ", prefix='"
+                + keys.prefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
+    }
+
     /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
     @Override
     public void close() {

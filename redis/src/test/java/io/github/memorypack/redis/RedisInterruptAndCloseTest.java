@@ -82,6 +82,17 @@ class RedisInterruptAndCloseTest {
         store.close(); // idempotent
     }
 
+    @Test
+    void should_name_the_kind_prefix_and_ttl_when_printed() {
+        try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
+                .keyPrefix("app:chat:").ttl(Duration.ofDays(7)).build()) {
+            assertThat(store).hasToString("RedisSessionStore{standalone, prefix='app:chat:', ttl=PT168H}");
+        }
+        try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).build()) {
+            assertThat(store).hasToString("RedisSessionStore{standalone, prefix='memory-pack:'}");
+        }
+    }
+
     private static List<String> texts(List<Entry> entries) {
         return entries.stream().map(e -> ((UserMessage) e.message()).singleText()).toList();
     }

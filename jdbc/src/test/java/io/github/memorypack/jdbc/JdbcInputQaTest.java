@@ -101,4 +101,26 @@ class JdbcInputQaTest {
                 .isEqualTo(clock.instant().truncatedTo(ChronoUnit.MICROS));
         assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(RareMessages.longText());
     }
+
+    @Test
+    void should_store_nothing_and_return_the_kept_entries_when_a_key_is_retried_after_a_trim_cut_its_batch() {
+        String prefix = TestPostgres.freshPrefix();
+        try (HikariDataSource pool = TestPostgres.pool(2)) {
+            JdbcSessionStore store = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
+            store.createSchema();
+            store.append("s", List.of(NewEntry.of(UserMessage.from("older"))));
+            List<Entry> batch = store.append("s", List.of(NewEntry.of(UserMessage.from("q")),
+                    NewEntry.of(UserMessage.from("a1")), NewEntry.of(UserMessage.from("a2"))), "request-1");
+            store.trim("s", 2);
+
+            List<Entry> again = store.append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1");
+
+            assertThat(again).containsExactlyElementsOf(batch.subList(1, 3));
+            assertThat(store.read("s", 0, 10)).containsExactlyElementsOf(batch.subList(1, 3));
+            store.trim("s", 4);
+            assertThat(store.append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1"))
+                    .extracting(Entry::index).containsExactly(4L);
+            TestPostgres.dropTables(pool, prefix);
+        }
+    }
 }

@@ -70,4 +70,19 @@ class MemoryMdBadInputTest {
                 .hasToString("MemoryMdSessionStore{" + dir.toAbsolutePath().normalize()
                         + ", OS_BUFFERED, SKIP_DAMAGED_BLOCKS}");
     }
+
+    @Test
+    void should_store_nothing_and_return_the_kept_entries_when_a_key_is_retried_after_a_trim_cut_its_batch() {
+        MemoryMdSessionStore store = MemoryMdSessionStore.of(dir);
+        store.append("s", List.of(NewEntry.of(UserMessage.from("older"))));
+        List<io.github.memorypack.core.Entry> batch = store.append("s", List.of(NewEntry.of(UserMessage.from("q")),
+                NewEntry.of(UserMessage.from("a1")), NewEntry.of(UserMessage.from("a2"))), "request-1");
+        store.trim("s", 2);
+
+        assertThat(store.append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1"))
+                .containsExactlyElementsOf(batch.subList(1, 3));
+        assertThat(MemoryMdSessionStore.of(dir).append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1"))
+                .containsExactlyElementsOf(batch.subList(1, 3));
+        assertThat(store.read("s", 0, 10)).containsExactlyElementsOf(batch.subList(1, 3));
+    }
 }

@@ -67,4 +67,27 @@ class RedisInputQaTest {
             reopened.delete("batch");
         }
     }
+
+    @Test
+    void should_store_nothing_and_return_the_kept_entries_when_a_key_is_retried_after_a_trim_cut_its_batch() {
+        try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
+                .keyPrefix(TestRedis.freshPrefix()).build()) {
+            // given: a batch of three under a key, whose first entry a retention trim removed
+            store.append("s", List.of(NewEntry.of(UserMessage.from("older"))));
+            List<Entry> batch = store.append("s", List.of(NewEntry.of(UserMessage.from("q")),
+                    NewEntry.of(UserMessage.from("a1")), NewEntry.of(UserMessage.from("a2"))), "request-1");
+            store.trim("s", 2);
+
+            // when: the request is retried with its key
+            List<Entry> again = store.append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1");
+
+            // then: the session still holds entries of that key: nothing stored, those returned
+            assertThat(again).containsExactlyElementsOf(batch.subList(1, 3));
+            assertThat(store.read("s", 0, 10)).containsExactlyElementsOf(batch.subList(1, 3));
+            assertThat(store.nextIndex("s")).isEqualTo(4);
+            store.trim("s", 4);
+            assertThat(store.append("s", List.of(NewEntry.of(UserMessage.from("q"))), "request-1"))
+                    .extracting(Entry::index).containsExactly(4L);
+        }
+    }
 }

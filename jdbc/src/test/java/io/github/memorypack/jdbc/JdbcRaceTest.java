@@ -41,6 +41,7 @@ class JdbcRaceTest {
             store.createSchema();
             StoreRaces.deletesRacingAppends(store, 4, 100);
             StoreRaces.manySessions(store, 8, 20, 10);
+            StoreRaces.sameKeysRacing(java.util.List.of(store, JdbcSessionStore.builder(pool).build()), 4, 50);
         }
     }
 }

@@ -24,4 +24,10 @@ class MemoryMdRaceTest {
     void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_appends() throws Exception {
         StoreRaces.deletesRacingAppends(store(), 4, 60);
     }
+
+    @Test
+    void should_store_each_key_once_when_threads_of_several_store_instances_race_with_the_same_keys()
+            throws Exception {
+        StoreRaces.sameKeysRacing(java.util.List.of(store(), store(), store()), 4, 40);
+    }
 }

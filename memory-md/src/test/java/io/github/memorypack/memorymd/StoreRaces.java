@@ -129,6 +129,48 @@ final class StoreRaces {
         checkOrder(log);
     }
 
+    /**
+     * Each of {@code stores} (separate instances over the same data, as separate application
+     * instances) runs {@code threads} threads that append the same {@code keys} keys to one session,
+     * each key with that thread's own text: every key is stored once, and every caller of a key gets
+     * the entries stored the first time.
+     */
+    static void sameKeysRacing(List<? extends SessionStore> stores, int threads, int keys) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(stores.size() * threads);
+        Map<String, List<Entry>> firstSeen = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Throwable> mismatches = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int s = 0; s < stores.size(); s++) {
+                SessionStore store = stores.get(s);
+                for (int t = 0; t < threads; t++) {
+                    String writer = s + "-" + t;
+                    futures.add(pool.submit(() -> {
+                        for (int k = 0; k < keys; k++) {
+                            String key = "key-" + k;
+                            List<Entry> got = store.append("same-keys", List.of(
+                                    NewEntry.of(UserMessage.from(writer + ":" + k))), key);
+                            List<Entry> first = firstSeen.putIfAbsent(key, got);
+                            if (first != null && !first.equals(got)) {
+                                mismatches.add(new AssertionError(key + ": " + got + " != " + first));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(mismatches).isEmpty();
+        List<Entry> log = stores.get(0).read("same-keys", 0, Integer.MAX_VALUE);
+        assertThat(log).hasSize(keys);
+        assertThat(log).extracting(e -> e.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+    }
+
     /** Indices increase, no entry is there twice, each writer's entries in order. */
     private static void checkRead(List<Entry> read) {
         assertThat(read).extracting(Entry::index).isSorted().doesNotHaveDuplicates();

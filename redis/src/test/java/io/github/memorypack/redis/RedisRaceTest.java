@@ -20,4 +20,14 @@ class RedisRaceTest {
             StoreRaces.deletesRacingAppends(store, 4, 150);
         }
     }
+
+    @Test
+    void should_store_each_key_once_when_threads_of_several_store_instances_race_with_the_same_keys()
+            throws Exception {
+        String prefix = TestRedis.freshPrefix();
+        try (RedisSessionStore a = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).keyPrefix(prefix).build();
+             RedisSessionStore b = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).keyPrefix(prefix).build()) {
+            StoreRaces.sameKeysRacing(java.util.List.of(a, b), 4, 100);
+        }
+    }
 }

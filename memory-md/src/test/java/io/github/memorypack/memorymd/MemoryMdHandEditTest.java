@@ -124,4 +124,23 @@ class MemoryMdHandEditTest {
         assertThat(store(MemoryMdSessionStore.DamagePolicy.FAIL).read("s", 0, 10)).extracting(Entry::index)
                 .containsExactly(0L, 2L, 3L, 4L);
     }
+
+    @Test
+    void should_never_reuse_the_index_of_a_block_set_aside_when_the_newest_block_was_edited() throws IOException {
+        // given: the user changed a word of the newest message; the lenient store sets that block aside
+        Path md = written(t -> t.replace("four", "FOUR"));
+        MemoryMdSessionStore lenient = store(MemoryMdSessionStore.DamagePolicy.SKIP_DAMAGED_BLOCKS);
+        assertThat(lenient.read("s", 0, 10)).extracting(Entry::index).containsExactly(0L, 1L, 2L);
+
+        // when
+        List<Entry> appended = lenient.append("s", List.of(NewEntry.of(UserMessage.from("five"))));
+
+        // then: the block set aside keeps its index to itself, and once the user undoes the edit both
+        // messages are there, in index order
+        assertThat(appended).extracting(Entry::index).containsExactly(4L);
+        Files.writeString(md, Files.readString(md).replace("FOUR", "four"));
+        assertThat(messages(store(MemoryMdSessionStore.DamagePolicy.FAIL).read("s", 0, 10)))
+                .containsExactly(MESSAGES.get(0), MESSAGES.get(1), MESSAGES.get(2), MESSAGES.get(3),
+                        UserMessage.from("five"));
+    }
 }

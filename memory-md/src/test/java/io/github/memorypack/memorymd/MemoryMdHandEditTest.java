@@ -143,4 +143,27 @@ class MemoryMdHandEditTest {
                 .containsExactly(MESSAGES.get(0), MESSAGES.get(1), MESSAGES.get(2), MESSAGES.get(3),
                         UserMessage.from("five"));
     }
+
+    @Test
+    void should_keep_the_newest_message_when_an_editor_or_a_script_removed_the_final_line_end() throws IOException {
+        // given: the file saved without its final line end(s), as `echo -n "$(cat MEMORY.md)"` or an editor
+        // set not to end files with a newline does (with CRLF line ends too)
+        for (UnaryOperator<String> edit : List.<UnaryOperator<String>>of(String::stripTrailing,
+                t -> t.replace("\n", "\r\n").stripTrailing())) {
+            Path md = written(edit);
+
+            // when
+            MemoryMdSessionStore store = store(MemoryMdSessionStore.DamagePolicy.FAIL);
+            List<ChatMessage> read = messages(store.read("s", 0, 10));
+            store.append("s", List.of(NewEntry.of(UserMessage.from("five"))));
+
+            // then: the newest message is read, not taken for an interrupted write and cut off
+            assertThat(read).containsExactlyElementsOf(MESSAGES);
+            assertThat(store(MemoryMdSessionStore.DamagePolicy.FAIL).read("s", 0, 10)).extracting(Entry::index)
+                    .containsExactly(0L, 1L, 2L, 3L, 4L);
+            assertThat(warnings).isEmpty();
+            MemoryMdSessionStore.of(dir).delete("s");
+            assertThat(md).doesNotExist();
+        }
+    }
 }

@@ -751,6 +751,12 @@ final class MemoryMdFormat {
             if (line != null) {
                 body.add(line);
             }
+            if (line != null && !line.terminated() && read + (line.textEnd() - line.start()) + 1 == length) {
+                // the last line of the file, complete but for its line end (a file saved without a final
+                // newline): the body is whole, and the seal below checks it
+                read = length;
+                break;
+            }
             if (line == null || !line.terminated()) {
                 // the file ends inside the body: an interrupted write, unless the body is already complete
                 if (isComplete(body)) {

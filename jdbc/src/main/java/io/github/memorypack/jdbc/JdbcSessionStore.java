@@ -68,7 +68,8 @@ import javax.sql.DataSource;
  *   <li>Every {@link SQLException} becomes a {@link StoreException} with the cause chained, naming the
  *       operation and the session. A transaction that failed is rolled back: nothing of it is
  *       visible. Serialization failures, deadlocks and races on creating a session row are retried
- *       (they roll back completely); nothing else is. When the connection breaks during the commit,
+ *       (they roll back completely); a read whose connection was lost runs again on another
+ *       (it changes nothing); nothing else is. When the connection breaks during the commit,
  *       the outcome is unknown to the client: retry an append with the same idempotency key to make
  *       it happen exactly once. The store keeps no connection of its own, so it works again as soon
  *       as the data source hands out working connections (after a database restart, for example).</li>
@@ -625,15 +626,39 @@ public final class JdbcSessionStore implements SessionStore {
 
     /** One read statement, on the connection's own terms (autocommit as configured). */
     private <T> T read(String operation, String sessionId, Work<T> work) {
-        try (Connection c = connection(operation, sessionId)) {
-            T result = work.run(c);
-            if (!c.getAutoCommit()) {
-                c.rollback(); // end the read-only transaction the pool's non-autocommit connection started
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = connection(operation, sessionId)) {
+                T result = work.run(c);
+                if (!c.getAutoCommit()) {
+                    c.rollback(); // end the read-only transaction the pool's non-autocommit connection started
+                }
+                return result;
+            } catch (SQLException e) {
+                // a read changes nothing: a pooled connection the server has closed is given up for another
+                if (attempt < MAX_ATTEMPTS && connectionLost(e)) {
+                    continue;
+                }
+                throw failure(operation, sessionId, e);
             }
-            return result;
-        } catch (SQLException e) {
-            throw failure(operation, sessionId, e);
         }
+    }
+
+    /**
+     * Whether the connection was lost rather than the statement refused: SQLState class 08
+     * (connection exception) or PostgreSQL's 57P01–57P03 (the server terminated it, is shutting down
+     * or cannot connect now).
+     */
+    static boolean connectionLost(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException) {
+                String state = ((SQLException) t).getSQLState();
+                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
+                        || state.equals("57P03"))) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

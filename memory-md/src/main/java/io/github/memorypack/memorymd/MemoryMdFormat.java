@@ -29,6 +29,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
@@ -95,6 +97,8 @@ final class MemoryMdFormat {
 
     private static final String HEADER_COMMENT = "<!-- memory-pack ";
     private static final String ENTRY_COMMENT = "<!-- entry ";
+    /** The index an entry marker claims, checksum or not (at most 15 digits: far from overflow). */
+    private static final Pattern CLAIMED_INDEX = Pattern.compile("<!-- entry \\{\"index\":(\\d{1,15})[,}]");
     private static final String SUMMARY_COMMENT = "<!-- summary ";
     private static final String COMMENT_END = " -->";
     private static final String CRC = " crc32c=";
@@ -354,10 +358,16 @@ final class MemoryMdFormat {
      * {@code format} is the header's format (1 for a file without a format 2 header).
      */
     record Parsed(Instant created, long headerNext, List<Block> blocks, List<SummaryBlock> summaries,
-                  long validEnd, long tornAt, int tornLine, boolean endsWithNewline, List<String> warnings, int format) {
+                  long validEnd, long tornAt, int tornLine, boolean endsWithNewline, List<String> warnings, int format,
+                  long setAsideNext) {
 
+        /**
+         * The index the next appended entry will get: past the header's counter, the last block, and
+         * every index a block set aside claims (unverified, so it may only raise the counter: an index
+         * is never given twice, also once the user repairs the block).
+         */
         long nextIndex() {
-            long next = headerNext;
+            long next = Math.max(headerNext, setAsideNext);
             if (!blocks.isEmpty()) {
                 next = Math.max(next, blocks.get(blocks.size() - 1).index() + 1);
             }
@@ -531,6 +541,7 @@ final class MemoryMdFormat {
         long batchStart = -1;
         int batchLine = -1;
         long lastIndex = -1;
+        long setAsideNext = 0;
         while ((line = lines.peek()) != null) {
             if (line.text().isBlank()) {
                 lines.next();
@@ -582,6 +593,7 @@ final class MemoryMdFormat {
                 batch.clear();
                 Line next = lines.peek();
                 validEnd = next == null ? bytes.length : next.start();
+                setAsideNext = Math.max(setAsideNext, claimedNext(bytes, start.start(), validEnd));
                 endsWithNewline = validEnd == 0 || bytes[(int) validEnd - 1] == '\n';
             }
         }
@@ -590,7 +602,7 @@ final class MemoryMdFormat {
             tornLine = batchLine;
         }
         return new Parsed(created == null ? Instant.EPOCH : created, headerNext, blocks, summaries, validEnd,
-                tornAt, tornLine, endsWithNewline, warnings, format);
+                tornAt, tornLine, endsWithNewline, warnings, format, setAsideNext);
     }
 
     /** The JSON of a header comment; a sealed one (format 2) must match its checksum. */
@@ -617,6 +629,18 @@ final class MemoryMdFormat {
      * the next block; in an older file fenced regions are skipped whole, so a heading inside a message
      * is never taken for a block.
      */
+    /** One past the largest index an entry marker line in {@code bytes[from, to)} claims, or 0. */
+    private static long claimedNext(byte[] bytes, long from, long to) {
+        long next = 0;
+        for (String line : new String(bytes, (int) from, (int) (to - from), StandardCharsets.UTF_8).split("\n")) {
+            Matcher m = CLAIMED_INDEX.matcher(line);
+            if (m.lookingAt()) {
+                next = Math.max(next, Long.parseLong(m.group(1)) + 1);
+            }
+        }
+        return next;
+    }
+
     private static void skipDamagedBlock(Lines lines, Line heading, Damage damage, boolean sealedOnly) {
         if (damage.resumeAt != null) {
             lines.resetTo(damage.resumeAt);
@@ -726,6 +750,12 @@ final class MemoryMdFormat {
             Line line = lines.next();
             if (line != null) {
                 body.add(line);
+            }
+            if (line != null && !line.terminated() && read + (line.textEnd() - line.start()) + 1 == length) {
+                // the last line of the file, complete but for its line end (a file saved without a final
+                // newline): the body is whole, and the seal below checks it
+                read = length;
+                break;
             }
             if (line == null || !line.terminated()) {
                 // the file ends inside the body: an interrupted write, unless the body is already complete

@@ -263,6 +263,16 @@ public final class MemoryMdSessionStore implements SessionStore {
         return persistent;
     }
 
+    /**
+     * The base folder, the durability and the damage policy.
+     *
+     * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
+     */
+    @Override
+    public String toString() {
+        return "MemoryMdSessionStore{" + directory + ", " + durability + ", " + damagePolicy + '}';
+    }
+
     // ------------------------------------------------------------------------------ SessionStore
 
     @Override
@@ -359,7 +369,8 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             return Optional.of(stored);
         };
-        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
+        // only version 0 can match an unknown session: any other compare fails without creating its folder
+        return persistent ? writing(sessionId, expectedVersion == 0, op) : reading(sessionId, op);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.github.memorypack.memorymd;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -98,11 +99,16 @@ final class SystemFileLayer implements FileLayer {
         }
     }
 
+    /**
+     * Through {@link RandomAccessFile}, which, unlike a {@code FileChannel}, is not closed by an
+     * interrupt: cutting off a failed append must finish on the interrupted thread of a cancelled
+     * request too, or the append's complete blocks would be read as stored.
+     */
     @Override
     public void truncate(Path file, long size) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.truncate(size);
-            channel.force(false);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.setLength(size);
+            raf.getFD().sync();
         }
     }
 

@@ -2,19 +2,21 @@ package io.github.memorypack.memorymd;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
  * The real file layer, except that chosen operations on chosen files fail like a full disk would, or
  * (after {@link #readOnly()}) every write fails like it does on a read-only mount.
  */
-final class FailingFileLayer implements FileLayer {
+final class FailingFileLayer extends ForwardingFileLayer {
 
     private static final java.util.Set<String> WRITES = java.util.Set.of("createDirectories", "writeAt", "truncate",
             "writeAtomically", "createNew", "lock", "deleteTree");
 
-    private final FileLayer real = FileLayer.system();
+    FailingFileLayer() {
+        super(FileLayer.system());
+    }
+
     private volatile BiPredicate<String, Path> failWhen = (op, path) -> false;
     private volatile boolean readOnly;
 
@@ -46,16 +48,6 @@ final class FailingFileLayer implements FileLayer {
     public void createDirectories(Path dir) throws IOException {
         check("createDirectories", dir);
         real.createDirectories(dir);
-    }
-
-    @Override
-    public boolean exists(Path path) {
-        return real.exists(path);
-    }
-
-    @Override
-    public FileStamp stamp(Path file) throws IOException {
-        return real.stamp(file);
     }
 
     @Override
@@ -99,16 +91,6 @@ final class FailingFileLayer implements FileLayer {
     public AutoCloseable lock(Path lockFile) throws IOException {
         check("lock", lockFile);
         return real.lock(lockFile);
-    }
-
-    @Override
-    public AutoCloseable readLock(Path lockFile) throws IOException {
-        return real.readLock(lockFile);
-    }
-
-    @Override
-    public List<String> list(Path dir) throws IOException {
-        return real.list(dir);
     }
 
     @Override

@@ -129,7 +129,9 @@ class MemoryMdIntegrityTest {
                 NewEntry.of(SystemMessage.from("kept in system.jsonl")), NewEntry.of(UserMessage.from(FORGERY))));
         byte[] after = Files.readAllBytes(md);
         List<Entry> all = strict().read("s", 0, 10);
-        int complete = after.length - 1; // only the blank line after the last block may be missing
+        // complete once only line ends are missing: the blank line after the last block and its fence's LF
+        // (every byte of the batch written; the block's length and checksum say it is whole)
+        int complete = after.length - 2;
 
         for (int cut = before.length; cut < after.length; cut++) {
             Files.write(md, Arrays.copyOf(after, cut));

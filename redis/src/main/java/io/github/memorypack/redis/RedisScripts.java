@@ -91,7 +91,7 @@ final class RedisScripts {
      * ARGV[4] caller idempotency key ('' = none), ARGV[5..] entry tails (a record without its
      * leading {@code {"index":N}). Returns {1, firstIndex} when stored; {2, firstIndex} when this
      * call's token shows it was already stored; {0, firstIndex, records} when the caller key was
-     * already used (the records stored then).
+     * already used (the records stored then that a trim has kept).
      */
     static final LuaScript APPEND = new LuaScript(HELPERS + """
             local ttl = tonumber(ARGV[1])
@@ -107,8 +107,10 @@ final class RedisScripts {
                 local count = tonumber(string.sub(batch, sep + 1))
                 redis.call('HSET', KEYS[2], 'base', string.format('%d', b))
                 if count == 0 then return {0, string.format('%d', firstIndex), {}} end
-                local first = firstIndex - b
-                return {0, string.format('%d', firstIndex), redis.call('LRANGE', KEYS[1], first, first + count - 1)}
+                -- a trim may have removed the head of the batch: return what is kept
+                local first = math.max(firstIndex, b)
+                return {0, string.format('%d', first),
+                  redis.call('LRANGE', KEYS[1], first - b, firstIndex + count - 1 - b)}
               end
             end
             local nextIndex = b + redis.call('LLEN', KEYS[1])
@@ -181,7 +183,8 @@ final class RedisScripts {
             """);
 
     /**
-     * ARGV[4] beforeIndex. Drops entries below it and forgets the caller keys of dropped batches.
+     * ARGV[4] beforeIndex. Drops entries below it and forgets the caller keys of batches it dropped
+     * whole (a key whose batch keeps an entry is still the session's).
      * Returns the number of dropped entries. An unknown session stays unknown.
      */
     static final LuaScript TRIM = new LuaScript(HELPERS + """
@@ -201,7 +204,8 @@ final class RedisScripts {
             for i = 1, #batches, 2 do
               local v = batches[i + 1]
               local sep = string.find(v, ':', 1, true)
-              if tonumber(string.sub(v, sep + 1)) > 0 and tonumber(string.sub(v, 1, sep - 1)) < newBase then
+              local count = tonumber(string.sub(v, sep + 1))
+              if count > 0 and tonumber(string.sub(v, 1, sep - 1)) + count <= newBase then
                 redis.call('HDEL', KEYS[3], batches[i])
               end
             end

@@ -172,7 +172,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         args.add(ttlMillis);
         args.add(windowMillis);
         args.add(token == null ? EMPTY : bytes(token));
-        args.add(idempotencyKey == null ? EMPTY : bytes(idempotencyKey));
+        args.add(idempotencyKey == null ? EMPTY : keyField(idempotencyKey));
         for (Entry draft : drafts) {
             args.add(bytes(RedisRecords.tail(draft)));
         }
@@ -307,6 +307,18 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 List.of(ttlMillis, windowMillis, newToken()), r -> true);
     }
 
+    /**
+     * The kind of server (standalone or cluster), the key prefix and the TTL; never an address or a
+     * credential.
+     *
+     * @return for example {@code RedisSessionStore{standalone, prefix='my-app:chat:', ttl=PT168H}}
+     */
+    @Override
+    public String toString() {
+        return "RedisSessionStore{" + (jedis instanceof JedisCluster ? "cluster" : "standalone") + ", prefix='"
+                + keys.prefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
+    }
+
     /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
     @Override
     public void close() {
@@ -368,6 +380,30 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The field of an idempotency key in the session's key hash, one per key: its UTF-8 bytes (as
+     * always), or, for a key that holds a lone surrogate, {@code 0xFF} followed by its UTF-16 code
+     * units. UTF-8 turns a lone surrogate into {@code ?}, which would make such a key and the same
+     * key with a {@code ?} one key; {@code 0xFF} never occurs in UTF-8.
+     */
+    static byte[] keyField(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) ? i + 1 < key.length()
+                    && Character.isLowSurrogate(key.charAt(++i)) : !Character.isLowSurrogate(c);
+            if (!paired) { // by hand: every charset encoder replaces a lone surrogate
+                byte[] field = new byte[1 + 2 * key.length()];
+                field[0] = (byte) 0xFF;
+                for (int j = 0; j < key.length(); j++) {
+                    field[1 + 2 * j] = (byte) (key.charAt(j) >> 8);
+                    field[2 + 2 * j] = (byte) key.charAt(j);
+                }
+                return field;
+            }
+        }
+        return bytes(key);
     }
 
     private static List<byte[]> bytes(List<String> texts) {

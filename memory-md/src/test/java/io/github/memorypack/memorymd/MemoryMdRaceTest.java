@@ -1,0 +1,33 @@
+package io.github.memorypack.memorymd;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link StoreRaces} on MEMORY.md files, appends not forced (the races are about locking, not disks). */
+class MemoryMdRaceTest {
+
+    @TempDir
+    Path dir;
+
+    private MemoryMdSessionStore store() {
+        return MemoryMdSessionStore.builder().directory(dir).durability(MemoryMdSessionStore.Durability.OS_BUFFERED)
+                .build();
+    }
+
+    @Test
+    void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
+        StoreRaces.manySessions(store(), 8, 10, 10);
+    }
+
+    @Test
+    void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_appends() throws Exception {
+        StoreRaces.deletesRacingAppends(store(), 4, 60);
+    }
+
+    @Test
+    void should_store_each_key_once_when_threads_of_several_store_instances_race_with_the_same_keys()
+            throws Exception {
+        StoreRaces.sameKeysRacing(java.util.List.of(store(), store(), store()), 4, 40);
+    }
+}

@@ -1,5 +1,6 @@
 package io.github.memorypack.jdbc;
 
+import io.github.memorypack.testkit.SampleMessages;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -86,20 +87,20 @@ class JdbcInputQaTest {
         MutableClock clock = MutableClock.at(Instant.parse("2026-12-01T14:00:00.123456789Z"));
         JdbcSessionStore store = builder.clock(clock).build();
         store.createSchema();
-        List<ChatMessage> messages = RareMessages.all();
+        List<ChatMessage> messages = SampleMessages.rare();
         for (ChatMessage m : messages) {
             store.append("one", List.of(NewEntry.of(m)));
         }
         List<Entry> stored = store.append("batch", messages.stream().map(NewEntry::of).toList(), "key");
         store.compareAndSetState("batch", 0, SessionState.EMPTY.withSystemMessage(
-                SystemMessage.from(RareMessages.longText())));
+                SystemMessage.from(SampleMessages.longText())));
 
         JdbcSessionStore reopened = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
         assertThat(reopened.getMessages("one")).containsExactlyElementsOf(messages);
         assertThat(reopened.read("batch", 0, 100)).containsExactlyElementsOf(stored);
         assertThat(reopened.readLast("batch", 1).get(0).timestamp())
                 .isEqualTo(clock.instant().truncatedTo(ChronoUnit.MICROS));
-        assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(RareMessages.longText());
+        assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(SampleMessages.longText());
     }
 
     @Test

@@ -1,10 +1,11 @@
 package io.github.memorypack.jdbc;
 
+import io.github.memorypack.testkit.SessionStoreContract;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
-/** {@link StoreRaces} on PostgreSQL and on H2. */
+/** the races of {@link SessionStoreContract} on PostgreSQL and on H2. */
 class JdbcRaceTest {
 
     @Test
@@ -14,7 +15,7 @@ class JdbcRaceTest {
         try (HikariDataSource pool = TestPostgres.pool(8)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
             store.createSchema();
-            StoreRaces.manySessions(store, 8, 20, 10);
+            SessionStoreContract.manySessions(store, 8, 20, 10);
             TestPostgres.dropTables(pool, prefix);
         }
     }
@@ -26,7 +27,7 @@ class JdbcRaceTest {
         try (HikariDataSource pool = TestPostgres.pool(8)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
             store.createSchema();
-            StoreRaces.deletesRacingAppends(store, 4, 100);
+            SessionStoreContract.deletesRacingAppends(store, 4, 100);
             TestPostgres.dropTables(pool, prefix);
         }
     }
@@ -39,9 +40,9 @@ class JdbcRaceTest {
         try (HikariDataSource pool = new HikariDataSource(config)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).build();
             store.createSchema();
-            StoreRaces.deletesRacingAppends(store, 4, 100);
-            StoreRaces.manySessions(store, 8, 20, 10);
-            StoreRaces.sameKeysRacing(java.util.List.of(store, JdbcSessionStore.builder(pool).build()), 4, 50);
+            SessionStoreContract.deletesRacingAppends(store, 4, 100);
+            SessionStoreContract.manySessions(store, 8, 20, 10);
+            SessionStoreContract.sameKeysRacing(java.util.List.of(store, JdbcSessionStore.builder(pool).build()), 4, 50);
         }
     }
 }

@@ -1,10 +1,11 @@
 package io.github.memorypack.memorymd;
 
+import io.github.memorypack.testkit.SessionStoreContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link StoreRaces} on MEMORY.md files, appends not forced (the races are about locking, not disks). */
+/** the races of {@link SessionStoreContract} on MEMORY.md files, appends not forced (the races are about locking, not disks). */
 class MemoryMdRaceTest {
 
     @TempDir
@@ -17,17 +18,17 @@ class MemoryMdRaceTest {
 
     @Test
     void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
-        StoreRaces.manySessions(store(), 8, 10, 10);
+        SessionStoreContract.manySessions(store(), 8, 10, 10);
     }
 
     @Test
     void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_appends() throws Exception {
-        StoreRaces.deletesRacingAppends(store(), 4, 60);
+        SessionStoreContract.deletesRacingAppends(store(), 4, 60);
     }
 
     @Test
     void should_store_each_key_once_when_threads_of_several_store_instances_race_with_the_same_keys()
             throws Exception {
-        StoreRaces.sameKeysRacing(java.util.List.of(store(), store(), store()), 4, 40);
+        SessionStoreContract.sameKeysRacing(java.util.List.of(store(), store(), store()), 4, 40);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.memorypack.redis;
 
+import io.github.memorypack.testkit.SampleMessages;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,7 +47,7 @@ class RedisInputQaTest {
     void should_round_trip_every_rare_message_exactly_when_read_by_a_new_store() {
         String prefix = TestRedis.freshPrefix();
         MutableClock clock = MutableClock.at(Instant.parse("2026-12-01T14:00:00.123456789Z"));
-        List<ChatMessage> messages = RareMessages.all();
+        List<ChatMessage> messages = SampleMessages.rare();
         List<Entry> stored;
         try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).keyPrefix(prefix)
                 .clock(clock).build()) {
@@ -55,14 +56,14 @@ class RedisInputQaTest {
             }
             stored = store.append("batch", messages.stream().map(NewEntry::of).toList(), "key");
             store.compareAndSetState("batch", 0, SessionState.EMPTY.withSystemMessage(
-                    dev.langchain4j.data.message.SystemMessage.from(RareMessages.longText())));
+                    dev.langchain4j.data.message.SystemMessage.from(SampleMessages.longText())));
         }
         try (RedisSessionStore reopened = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
                 .keyPrefix(prefix).build()) {
             assertThat(reopened.getMessages("one")).containsExactlyElementsOf(messages);
             assertThat(reopened.read("batch", 0, 100)).containsExactlyElementsOf(stored);
             assertThat(reopened.readLast("batch", 1).get(0).timestamp()).isEqualTo(clock.instant());
-            assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(RareMessages.longText());
+            assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(SampleMessages.longText());
             reopened.delete("one");
             reopened.delete("batch");
         }

@@ -1,15 +1,16 @@
 package io.github.memorypack.redis;
 
+import io.github.memorypack.testkit.SessionStoreContract;
 import org.junit.jupiter.api.Test;
 
-/** {@link StoreRaces} on the standalone Redis. */
+/** the races of {@link SessionStoreContract} on the standalone Redis. */
 class RedisRaceTest {
 
     @Test
     void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
         try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
                 .keyPrefix(TestRedis.freshPrefix()).build()) {
-            StoreRaces.manySessions(store, 8, 20, 10);
+            SessionStoreContract.manySessions(store, 8, 20, 10);
         }
     }
 
@@ -17,7 +18,7 @@ class RedisRaceTest {
     void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_appends() throws Exception {
         try (RedisSessionStore store = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
                 .keyPrefix(TestRedis.freshPrefix()).build()) {
-            StoreRaces.deletesRacingAppends(store, 4, 150);
+            SessionStoreContract.deletesRacingAppends(store, 4, 150);
         }
     }
 
@@ -27,7 +28,7 @@ class RedisRaceTest {
         String prefix = TestRedis.freshPrefix();
         try (RedisSessionStore a = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).keyPrefix(prefix).build();
              RedisSessionStore b = RedisSessionStore.builder().uri(TestRedis.standaloneUri()).keyPrefix(prefix).build()) {
-            StoreRaces.sameKeysRacing(java.util.List.of(a, b), 4, 100);
+            SessionStoreContract.sameKeysRacing(java.util.List.of(a, b), 4, 100);
         }
     }
 }

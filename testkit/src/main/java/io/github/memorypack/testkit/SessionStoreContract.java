@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -34,6 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -1084,5 +1087,214 @@ public abstract class SessionStoreContract {
         return new SessionState(version, SystemMessage.from("Be brief.\nAlways \"cite\" ✓"),
                 new Summary("Alice likes tea.\nOpen question: \"when\"?", 3, 12, START.plusMillis(1)),
                 Map.of("strategy", "summary-buffer", "note", "ünï\ncode"));
+    }
+
+    @Test
+    @Timeout(120)
+    void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_keyed_appends() throws Exception {
+        deletesRacingAppends(store(), Math.min(4, concurrentWriters()), 50);
+    }
+
+    @Test
+    @Timeout(120)
+    void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
+        manySessions(store(), Math.min(4, concurrentWriters()), 5, 10);
+    }
+
+    @Test
+    void should_give_back_every_rare_message_exactly_after_a_restart() {
+        List<ChatMessage> messages = SampleMessages.rare();
+        for (ChatMessage message : messages) {
+            store().append("rare", List.of(NewEntry.of(message)));
+        }
+        SessionStore reopened = restarted();
+        assertThat(reopened.read("rare", 0, Integer.MAX_VALUE)).extracting(Entry::message)
+                .containsExactlyElementsOf(messages);
+    }
+
+    // ------------------------------------------------------------ races for a store's own tests
+
+    /**
+     * A race for a store's own tests: {@code threads} writers, each appending {@code perSession} turns
+     * to each of {@code sessions} sessions ({@code race-0}, {@code race-1}, ...); then every session must
+     * hold exactly every turn, at indices 0, 1, 2, ..., each writer's turns in its order.
+     *
+     * @param store      the store (empty sessions {@code race-*})
+     * @param threads    writer threads
+     * @param sessions   sessions each writer appends to
+     * @param perSession turns each writer appends to each session
+     * @throws Exception what a writer threw, or a timeout
+     */
+    public static void manySessions(SessionStore store, int threads, int sessions, int perSession) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int writer = t;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < perSession; i++) {
+                        for (int s = 0; s < sessions; s++) {
+                            store.append("race-" + s, List.of(NewEntry.of(UserMessage.from(writer + ":" + i))));
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int s = 0; s < sessions; s++) {
+            List<Entry> log = store.read("race-" + s, 0, Integer.MAX_VALUE);
+            assertThat(log).as("session %d", s).hasSize(threads * perSession);
+            checkWriterOrder(log);
+            assertThat(log).extracting(Entry::index).as("session %d", s)
+                    .containsExactlyElementsOf(LongStream.range(0, log.size()).boxed().toList());
+        }
+    }
+
+    /**
+     * A race for a store's own tests: writers append keyed turns to session {@code s} while another
+     * thread deletes, replaces and trims it and a reader checks that every read shows increasing
+     * indices, no entry or key twice and each writer's turns in order; then the session is deleted and
+     * every key is appended twice: each is stored once, and the log holds each writer's turns in order.
+     *
+     * @param store   the store (session {@code s} empty)
+     * @param writers writer threads
+     * @param turns   keyed turns per writer
+     * @throws Exception what a thread threw, or a timeout
+     */
+    public static void deletesRacingAppends(SessionStore store, int writers, int turns) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<Throwable> readerErrors = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                int writer = w;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < turns; i++) {
+                        String text = writer + ":" + i;
+                        List<Entry> stored = store.append("s", List.of(NewEntry.of(UserMessage.from(text))), text);
+                        assertThat(stored).extracting(e -> ((UserMessage) e.message()).singleText()).containsExactly(text);
+                    }
+                    return null;
+                }));
+            }
+            Future<?> disturber = pool.submit(() -> {
+                for (int n = 0; running.get(); n++) {
+                    switch (n % 3) {
+                        case 0 -> store.delete("s");
+                        case 1 -> store.replace("s", new ArrayList<>(store.readLast("s", 5)).stream()
+                                .map(e -> NewEntry.of(e.message())).toList());
+                        default -> store.trim("s", store.nextIndex("s") - 3);
+                    }
+                }
+                return null;
+            });
+            Future<?> reader = pool.submit(() -> {
+                while (running.get()) {
+                    try {
+                        checkRaceRead(store.read("s", 0, Integer.MAX_VALUE));
+                        checkRaceRead(store.readLast("s", 7));
+                    } catch (Throwable e) {
+                        readerErrors.add(e);
+                        return null;
+                    }
+                }
+                return null;
+            });
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            running.set(false);
+            disturber.get(60, TimeUnit.SECONDS);
+            reader.get(60, TimeUnit.SECONDS);
+        } finally {
+            running.set(false);
+            pool.shutdownNow();
+        }
+        assertThat(readerErrors).isEmpty();
+
+        // retried keys: a key whose turn is still there stores nothing; the others are stored again
+        store.delete("s");
+        for (int w = 0; w < writers; w++) {
+            for (int i = 0; i < turns; i++) {
+                String text = w + ":" + i;
+                store.append("s", List.of(NewEntry.of(UserMessage.from(text))), text);
+                store.append("s", List.of(NewEntry.of(UserMessage.from("dup " + text))), text);
+            }
+        }
+        List<Entry> log = store.read("s", 0, Integer.MAX_VALUE);
+        assertThat(log).hasSize(writers * turns);
+        checkWriterOrder(log);
+    }
+
+    /**
+     * A race for a store's own tests: each of {@code stores} (separate instances over the same data, as
+     * separate application instances) runs {@code threads} threads that append the same {@code keys}
+     * keys to session {@code same-keys}, each key with that thread's own text: every key must be stored
+     * once, and every caller of a key gets the entries stored the first time.
+     *
+     * @param stores  instances over the same data (session {@code same-keys} empty)
+     * @param threads threads per instance
+     * @param keys    keys each thread appends
+     * @throws Exception what a thread threw, or a timeout
+     */
+    public static void sameKeysRacing(List<? extends SessionStore> stores, int threads, int keys) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(stores.size() * threads);
+        Map<String, List<Entry>> firstSeen = new ConcurrentHashMap<>();
+        List<Throwable> mismatches = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int s = 0; s < stores.size(); s++) {
+                SessionStore store = stores.get(s);
+                for (int t = 0; t < threads; t++) {
+                    String writer = s + "-" + t;
+                    futures.add(pool.submit(() -> {
+                        for (int k = 0; k < keys; k++) {
+                            String key = "key-" + k;
+                            List<Entry> got = store.append("same-keys", List.of(
+                                    NewEntry.of(UserMessage.from(writer + ":" + k))), key);
+                            List<Entry> first = firstSeen.putIfAbsent(key, got);
+                            if (first != null && !first.equals(got)) {
+                                mismatches.add(new AssertionError(key + ": " + got + " != " + first));
+                            }
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : futures) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(mismatches).isEmpty();
+        List<Entry> log = stores.get(0).read("same-keys", 0, Integer.MAX_VALUE);
+        assertThat(log).hasSize(keys);
+        assertThat(log).extracting(e -> e.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+    }
+
+    /** Indices increase, no entry is there twice, each writer's entries in order. */
+    private static void checkRaceRead(List<Entry> read) {
+        assertThat(read).extracting(Entry::index).isSorted().doesNotHaveDuplicates();
+        assertThat(read).extracting(Entry::id).doesNotHaveDuplicates();
+        List<Entry> appended = read.stream().filter(e -> e.idempotencyKey().isPresent()).toList();
+        assertThat(appended).extracting(e -> e.idempotencyKey().get()).doesNotHaveDuplicates();
+        checkWriterOrder(read);
+    }
+
+    private static void checkWriterOrder(List<Entry> log) {
+        Map<String, Integer> last = new HashMap<>();
+        for (Entry e : log) {
+            String[] parts = ((UserMessage) e.message()).singleText().split(":");
+            int i = Integer.parseInt(parts[1]);
+            Integer before = last.put(parts[0], i);
+            assertThat(before == null || before < i).as("writer %s: %s after %s", parts[0], i, before).isTrue();
+        }
     }
 }

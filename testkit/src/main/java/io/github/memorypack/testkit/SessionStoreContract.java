@@ -1112,6 +1112,37 @@ public abstract class SessionStoreContract {
                 .containsExactlyElementsOf(messages);
     }
 
+    /** Idempotency keys that differ only where a lossy encoding (lone surrogates to '?', escapes) would merge them. */
+    private static final List<String> AWKWARD_KEYS = List.of("k", "k?", "k\uD800", "k\uDBFF", "k\uDC00",
+            "k\uD800\uD800", "k\u0000", "k\\u0000", "k\\", "k\\\\", "k\n", "k\r\n", "k\uD83D\uDE00", "k\u00fc",
+            "k\"", "k:1", "k{x}");
+
+    @Test
+    void should_store_every_key_once_and_apart_when_keys_differ_only_in_awkward_characters() {
+        // when: one append per key, then each repeated with other content
+        Map<String, String> metadata = new HashMap<>();
+        for (int i = 0; i < AWKWARD_KEYS.size(); i++) {
+            metadata.put(AWKWARD_KEYS.get(i), AWKWARD_KEYS.get((i + 1) % AWKWARD_KEYS.size()));
+        }
+        for (int i = 0; i < AWKWARD_KEYS.size(); i++) {
+            store().append("s", List.of(NewEntry.of(UserMessage.from("first " + i), 1, metadata)), AWKWARD_KEYS.get(i));
+        }
+        for (int i = 0; i < AWKWARD_KEYS.size(); i++) {
+            List<Entry> again = store().append("s", List.of(NewEntry.of(UserMessage.from("again"))), AWKWARD_KEYS.get(i));
+            assertThat(again).extracting(e -> ((UserMessage) e.message()).singleText()).as("key #%d", i)
+                    .containsExactly("first " + i);
+        }
+
+        // then: one entry per key, each with its own key and metadata, also after a restart
+        SessionStore reopened = restarted();
+        List<Entry> all = reopened.read("s", 0, 100);
+        assertThat(all).extracting(Entry::idempotencyKey)
+                .containsExactlyElementsOf(AWKWARD_KEYS.stream().map(Optional::of).toList());
+        assertThat(all).allSatisfy(e -> assertThat(e.metadata()).isEqualTo(metadata));
+        assertThat(reopened.append("s", List.of(NewEntry.of(UserMessage.from("again"))), "k\uDBFF"))
+                .extracting(Entry::index).containsExactly(3L);
+    }
+
     // ------------------------------------------------------------ races for a store's own tests
 
     /**

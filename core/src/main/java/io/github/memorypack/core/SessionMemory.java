@@ -195,7 +195,7 @@ final class SessionMemory {
             }
             long coveredUntil = summaryAt < 0 ? -1
                     : summaryAt < stored.size() ? stored.get(summaryAt).index() : shared.store.nextIndex(sessionId);
-            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
+            updateStateAfterAppend(systemChanged ? system : null, false, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
     }
@@ -241,9 +241,10 @@ final class SessionMemory {
      * point (a newer system-message record wins over the state in every view), so a store failure
      * here is logged, not thrown — the call did what it was asked; the next update repairs the state.
      */
-    private void updateStateAfterAppend(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
+    private void updateStateAfterAppend(SystemMessage system, boolean removeSystem, long systemIndex, String summaryText,
+            long coveredUntil) {
         try {
-            updateState(system, systemIndex, summaryText, coveredUntil);
+            updateState(system, removeSystem, systemIndex, summaryText, coveredUntil);
         } catch (StoreException e) {
             LOG.warn("The change to chat memory {} is stored in its log, but its state could not be updated;"
                     + " views follow the log, and the next update repairs the state", sessionId, e);
@@ -251,15 +252,16 @@ final class SessionMemory {
     }
 
     /**
-     * Stores a new system message (recorded at {@code systemIndex}) and/or summary, retrying on
+     * Stores a new system message (recorded at {@code systemIndex}; none if {@code removeSystem}) and/or summary, retrying on
      * conflicts. A crash before this leaves the log record, which views take over the state anyway.
      */
-    private void updateState(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
+    private void updateState(SystemMessage system, boolean removeSystem, long systemIndex, String summaryText,
+            long coveredUntil) {
         while (true) {
             SessionState state = shared.store.state(sessionId);
             SessionState next = state;
             Map<String, String> attributes = new HashMap<>(state.attributes());
-            if (system != null) {
+            if (system != null || removeSystem) {
                 next = next.withSystemMessage(system);
                 attributes.put(Records.SYSTEM_INDEX, Long.toString(systemIndex));
             }
@@ -490,6 +492,8 @@ final class SessionMemory {
             }
         }
         boolean systemChanged = system != null && !system.equals(currentSystem);
+        // LangChain4j's set replaces all messages: a list without a system message removes it
+        boolean systemRemoved = system == null && currentSystem != null;
         String currentSummary = state.summary().map(Summary::text).orElse(null);
         boolean summaryChanged = summaryText != null && !summaryText.equals(currentSummary);
 
@@ -498,7 +502,7 @@ final class SessionMemory {
         while (p < rest.size() && p < shownCount && rest.get(p).equals(shown.get(pinned + p))) {
             p++;
         }
-        if (p == rest.size() && p == shownCount && !systemChanged && !summaryChanged) {
+        if (p == rest.size() && p == shownCount && !systemChanged && !systemRemoved && !summaryChanged) {
             return;
         }
         // what the list brings from the first difference on, mapped back to full entries
@@ -535,13 +539,15 @@ final class SessionMemory {
         }
         if (systemChanged) {
             batch.add(newEntry(system, scope));
+        } else if (systemRemoved) {
+            batch.add(NewEntry.of(Records.noSystem(), 0));
         }
         List<Entry> stored = batch.isEmpty() ? List.of()
                 : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
-        if (systemChanged || summaryChanged) {
-            long systemIndex = systemChanged ? stored.get(stored.size() - 1).index() : -1;
-            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
-                    state.summary().map(Summary::coveredUntil).orElse(0L));
+        if (systemChanged || systemRemoved || summaryChanged) {
+            long systemIndex = systemChanged || systemRemoved ? stored.get(stored.size() - 1).index() : -1;
+            updateStateAfterAppend(systemChanged ? system : null, systemRemoved, systemIndex,
+                    summaryChanged ? summaryText : null, state.summary().map(Summary::coveredUntil).orElse(0L));
         }
     }
 

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A user migrating from LangChain4j 1.19's {@link MessageWindowChatMemory}, using {@link ChatMemory}
@@ -319,5 +321,32 @@ class MigratingUserTest {
         // and a larger window over the same log shows no message twice
         ChatMemory wider = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(100).build();
         assertThat(wider.messages()).doesNotHaveDuplicates();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void should_show_no_system_message_also_after_a_restart_when_set_gets_a_list_without_it(Strategy strategy) {
+        // given
+        InMemorySessionStore shared = InMemorySessionStore.create();
+        ChatMemory memory = strategy.provider(shared).get("s");
+        memory.add(SystemMessage.from("Be brief."));
+        memory.add(UserMessage.from("Hi"));
+        memory.add(AiMessage.from("Hello"));
+        memory.add(UserMessage.from("Tea?"));
+        memory.add(AiMessage.from("Yes."));
+        List<ChatMessage> without = new ArrayList<>(memory.messages());
+        without.removeIf(m -> m.equals(SystemMessage.from("Be brief.")));
+
+        // when
+        memory.set(without);
+
+        // then: no system message with the text, in this memory and in a new one on the same store
+        for (ChatMemory m : List.of(memory, strategy.provider(shared).get("s"))) {
+            assertThat(m.messages()).noneMatch(x -> x.equals(SystemMessage.from("Be brief.")));
+            assertThat(m.messages()).contains(UserMessage.from("Tea?"), AiMessage.from("Yes."));
+        }
+        // and adding it again shows it first
+        memory.add(SystemMessage.from("Be brief."));
+        assertThat(memory.messages().get(0)).isEqualTo(SystemMessage.from("Be brief."));
     }
 }

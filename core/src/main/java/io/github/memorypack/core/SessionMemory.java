@@ -497,6 +497,7 @@ final class SessionMemory {
         String currentSummary = state.summary().map(Summary::text).orElse(null);
         boolean summaryChanged = summaryText != null && !summaryText.equals(currentSummary);
 
+        rest = withoutHistoryBeforeView(rest, shown, sources, pinned, state);
         int p = 0;
         int shownCount = shown.size() - pinned;
         while (p < rest.size() && p < shownCount && rest.get(p).equals(shown.get(pinned + p))) {
@@ -549,6 +550,36 @@ final class SessionMemory {
             updateStateAfterAppend(systemChanged ? system : null, systemRemoved, systemIndex,
                     summaryChanged ? summaryText : null, state.summary().map(Summary::coveredUntil).orElse(0L));
         }
+    }
+
+    /**
+     * A list that brings the conversation from before the view too (LangChain4j's "replace all
+     * messages" with the whole history): its part that equals what the log holds just before the view,
+     * followed by the view's first message, is already there and is not stored again. Reads the log
+     * only when the list does not start with the view's first message.
+     */
+    private List<ChatMessage> withoutHistoryBeforeView(List<ChatMessage> rest, List<ChatMessage> shown, List<Entry> sources,
+            int pinned, SessionState state) {
+        if (pinned >= shown.size() || sources.get(pinned) == null || rest.size() < 2
+                || rest.get(0).equals(shown.get(pinned))) {
+            return rest;
+        }
+        long viewStart = sources.get(pinned).index();
+        List<Entry> entries = shared.store.read(sessionId, Records.longAttribute(state, Records.CLEARED_AT, -1) + 1,
+                Integer.MAX_VALUE);
+        List<ChatMessage> before = new ArrayList<>();
+        for (Entry entry : Dialogue.live(state, entries)) {
+            if (entry.index() < viewStart && !(entry.message() instanceof SystemMessage)) {
+                before.add(entry.message());
+            }
+        }
+        for (int k = Math.min(before.size(), rest.size() - 1); k > 0; k--) {
+            if (rest.get(k).equals(shown.get(pinned))
+                    && rest.subList(0, k).equals(before.subList(before.size() - k, before.size()))) {
+                return rest.subList(k, rest.size());
+            }
+        }
+        return rest;
     }
 
     private static boolean isRepair(ChatMessage message) {

@@ -16,7 +16,6 @@ import io.github.memorypack.core.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -304,8 +303,6 @@ class MigratingUserTest {
     }
 
     @Test
-    @Disabled("defect, not fixed yet: set() with more history than the window showed appends the messages before the"
-            + " view again, so a wider window, a buffer or Conversations.current on the same session shows u1, a1 twice")
     void should_show_only_the_newest_turns_when_set_gets_a_longer_history_than_the_window() {
         ChatMemory theirs = MessageWindowChatMemory.builder().id("s").maxMessages(2).build();
         ChatMemory ours = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(2).build();
@@ -348,5 +345,23 @@ class MigratingUserTest {
         // and adding it again shows it first
         memory.add(SystemMessage.from("Be brief."));
         assertThat(memory.messages().get(0)).isEqualTo(SystemMessage.from("Be brief."));
+    }
+
+    @Test
+    void should_store_new_messages_before_the_view_when_set_gets_them_ahead_of_the_window() {
+        // given: a window of 2 over u1 a1 u2 a2
+        ChatMemory ours = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(2).build();
+        ours.add(UserMessage.from("u1"));
+        ours.add(AiMessage.from("a1"));
+        ours.add(UserMessage.from("u2"));
+        ours.add(AiMessage.from("a2"));
+
+        // when: the list brings messages the log does not hold before the view
+        ours.set(List.of(UserMessage.from("x"), AiMessage.from("y"), UserMessage.from("u2"), AiMessage.from("a2")));
+
+        // then: nothing is lost or duplicated (what the view did not show stays, as DESIGN.md "Round trips" says)
+        ChatMemory wider = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(100).build();
+        assertThat(wider.messages()).containsExactly(UserMessage.from("u1"), AiMessage.from("a1"), UserMessage.from("x"),
+                AiMessage.from("y"), UserMessage.from("u2"), AiMessage.from("a2"));
     }
 }

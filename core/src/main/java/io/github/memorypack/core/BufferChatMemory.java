@@ -86,6 +86,8 @@ public final class BufferChatMemory implements ChatMemory {
     /**
      * Replaces the conversation with {@code messages}: entries up to the first difference stay as
      * they are; writes nothing when nothing changed.
+     * A system message anywhere in the list becomes the pinned one; a list without one removes the
+     * system message, as LangChain4j's memories do.
      *
      * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
      */

@@ -135,6 +135,9 @@ final class Dialogue {
                 if (message instanceof SystemMessage && entry.index() > systemIndex) {
                     system = (SystemMessage) message; // a record newer than the state: it wins
                     systemIndex = entry.index();
+                } else if (Records.NO_SYSTEM.equals(Records.kind(message)) && entry.index() > systemIndex) {
+                    system = null; // removed by set(), newer than the state
+                    systemIndex = entry.index();
                 } else if (Records.SET.equals(Records.kind(message))) {
                     if (superseded == null) {
                         superseded = new ArrayList<>();

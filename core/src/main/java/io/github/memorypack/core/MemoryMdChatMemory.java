@@ -134,6 +134,8 @@ public final class MemoryMdChatMemory implements ChatMemory {
     /**
      * Replaces what the view shows with {@code messages}: entries up to the first difference stay as
      * they are; writes nothing when nothing changed.
+     * A system message anywhere in the list becomes the pinned one; a list without one removes the
+     * system message, as LangChain4j's memories do.
      *
      * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
      */

@@ -23,8 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *       their turns apart), {@link #REQUEST} and {@link #ATTEMPT} (a {@link RequestScope} request
  *       and the attempt that stored the entry: the latest attempt of a request wins);</li>
  *   <li>record entries, LangChain4j {@link CustomMessage}s with the attribute {@link #RECORD}, which
- *       views read but never show: {@link #CLEAR} (the conversation starts over after it) and
- *       {@link #SET} (the entries it names were replaced by {@code set()} and are no longer shown).</li>
+ *       views read but never show: {@link #CLEAR} (the conversation starts over after it),
+ *       {@link #SET} (the entries it names were replaced by {@code set()} and are no longer shown) and
+ *       {@link #NO_SYSTEM} (the system message was removed by {@code set()}).</li>
  * </ul>
  *
  * <p>State attributes {@link #CLEARED_AT} and {@link #SYSTEM_INDEX} say which log record the state's
@@ -42,6 +43,7 @@ final class Records {
     static final String RECORD = "memory-pack-record";
     static final String CLEAR = "clear";
     static final String SET = "set";
+    static final String NO_SYSTEM = "no-system";
     static final String SUPERSEDES = "supersedes";
 
     static final String CLEARED_AT = "memory-pack.cleared-at";
@@ -55,6 +57,11 @@ final class Records {
     /** A record after which the conversation starts over. */
     static CustomMessage clear() {
         return CustomMessage.from(Map.of(RECORD, CLEAR));
+    }
+
+    /** A record after which the session has no system message, until one is added again ({@code set()} without one). */
+    static CustomMessage noSystem() {
+        return CustomMessage.from(Map.of(RECORD, NO_SYSTEM));
     }
 
     /** A record saying that the entries with these indices were replaced and are no longer shown. */

@@ -195,7 +195,7 @@ final class SessionMemory {
             }
             long coveredUntil = summaryAt < 0 ? -1
                     : summaryAt < stored.size() ? stored.get(summaryAt).index() : shared.store.nextIndex(sessionId);
-            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryText, coveredUntil);
+            updateStateAfterAppend(systemChanged ? system : null, false, systemIndex, summaryText, coveredUntil);
         }
         return conversation;
     }
@@ -241,9 +241,10 @@ final class SessionMemory {
      * point (a newer system-message record wins over the state in every view), so a store failure
      * here is logged, not thrown — the call did what it was asked; the next update repairs the state.
      */
-    private void updateStateAfterAppend(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
+    private void updateStateAfterAppend(SystemMessage system, boolean removeSystem, long systemIndex, String summaryText,
+            long coveredUntil) {
         try {
-            updateState(system, systemIndex, summaryText, coveredUntil);
+            updateState(system, removeSystem, systemIndex, summaryText, coveredUntil);
         } catch (StoreException e) {
             LOG.warn("The change to chat memory {} is stored in its log, but its state could not be updated;"
                     + " views follow the log, and the next update repairs the state", sessionId, e);
@@ -251,15 +252,16 @@ final class SessionMemory {
     }
 
     /**
-     * Stores a new system message (recorded at {@code systemIndex}) and/or summary, retrying on
+     * Stores a new system message (recorded at {@code systemIndex}; none if {@code removeSystem}) and/or summary, retrying on
      * conflicts. A crash before this leaves the log record, which views take over the state anyway.
      */
-    private void updateState(SystemMessage system, long systemIndex, String summaryText, long coveredUntil) {
+    private void updateState(SystemMessage system, boolean removeSystem, long systemIndex, String summaryText,
+            long coveredUntil) {
         while (true) {
             SessionState state = shared.store.state(sessionId);
             SessionState next = state;
             Map<String, String> attributes = new HashMap<>(state.attributes());
-            if (system != null) {
+            if (system != null || removeSystem) {
                 next = next.withSystemMessage(system);
                 attributes.put(Records.SYSTEM_INDEX, Long.toString(systemIndex));
             }
@@ -490,15 +492,18 @@ final class SessionMemory {
             }
         }
         boolean systemChanged = system != null && !system.equals(currentSystem);
+        // LangChain4j's set replaces all messages: a list without a system message removes it
+        boolean systemRemoved = system == null && currentSystem != null;
         String currentSummary = state.summary().map(Summary::text).orElse(null);
         boolean summaryChanged = summaryText != null && !summaryText.equals(currentSummary);
 
+        rest = withoutHistoryBeforeView(rest, shown, sources, pinned, state);
         int p = 0;
         int shownCount = shown.size() - pinned;
         while (p < rest.size() && p < shownCount && rest.get(p).equals(shown.get(pinned + p))) {
             p++;
         }
-        if (p == rest.size() && p == shownCount && !systemChanged && !summaryChanged) {
+        if (p == rest.size() && p == shownCount && !systemChanged && !systemRemoved && !summaryChanged) {
             return;
         }
         // what the list brings from the first difference on, mapped back to full entries
@@ -535,14 +540,46 @@ final class SessionMemory {
         }
         if (systemChanged) {
             batch.add(newEntry(system, scope));
+        } else if (systemRemoved) {
+            batch.add(NewEntry.of(Records.noSystem(), 0));
         }
         List<Entry> stored = batch.isEmpty() ? List.of()
                 : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
-        if (systemChanged || summaryChanged) {
-            long systemIndex = systemChanged ? stored.get(stored.size() - 1).index() : -1;
-            updateStateAfterAppend(systemChanged ? system : null, systemIndex, summaryChanged ? summaryText : null,
-                    state.summary().map(Summary::coveredUntil).orElse(0L));
+        if (systemChanged || systemRemoved || summaryChanged) {
+            long systemIndex = systemChanged || systemRemoved ? stored.get(stored.size() - 1).index() : -1;
+            updateStateAfterAppend(systemChanged ? system : null, systemRemoved, systemIndex,
+                    summaryChanged ? summaryText : null, state.summary().map(Summary::coveredUntil).orElse(0L));
         }
+    }
+
+    /**
+     * A list that brings the conversation from before the view too (LangChain4j's "replace all
+     * messages" with the whole history): its part that equals what the log holds just before the view,
+     * followed by the view's first message, is already there and is not stored again. Reads the log
+     * only when the list does not start with the view's first message.
+     */
+    private List<ChatMessage> withoutHistoryBeforeView(List<ChatMessage> rest, List<ChatMessage> shown, List<Entry> sources,
+            int pinned, SessionState state) {
+        if (pinned >= shown.size() || sources.get(pinned) == null || rest.size() < 2
+                || rest.get(0).equals(shown.get(pinned))) {
+            return rest;
+        }
+        long viewStart = sources.get(pinned).index();
+        List<Entry> entries = shared.store.read(sessionId, Records.longAttribute(state, Records.CLEARED_AT, -1) + 1,
+                Integer.MAX_VALUE);
+        List<ChatMessage> before = new ArrayList<>();
+        for (Entry entry : Dialogue.live(state, entries)) {
+            if (entry.index() < viewStart && !(entry.message() instanceof SystemMessage)) {
+                before.add(entry.message());
+            }
+        }
+        for (int k = Math.min(before.size(), rest.size() - 1); k > 0; k--) {
+            if (rest.get(k).equals(shown.get(pinned))
+                    && rest.subList(0, k).equals(before.subList(before.size() - k, before.size()))) {
+                return rest.subList(k, rest.size());
+            }
+        }
+        return rest;
     }
 
     private static boolean isRepair(ChatMessage message) {

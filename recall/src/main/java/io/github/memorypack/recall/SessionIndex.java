@@ -772,9 +772,9 @@ final class SessionIndex implements Closeable {
      * holds), and with a model its best cosine similarity (a message's own or one of its sentences').
      * The final score is their sum (coverage alone without a model), plus {@link #PERIOD_BONUS} for a
      * turn of the period. A turn is kept when it is relevant on its own —
-     * coverage or similarity at least {@code minRelevance} — and its score is at least
-     * {@link #RELATIVE_CUTOFF} of the best turn's, so an unrelated question gets little or nothing
-     * back and the budget goes to the best turns.
+     * coverage or similarity at least {@code minRelevance}; the caller keeps those whose score is at
+     * least {@link #RELATIVE_CUTOFF} of the best turn's, so that an unrelated question gets little or
+     * nothing back and the budget goes to the best turns.
      *
      * @param queryVector the query's embedding, or {@code null} for lexical only
      * @param period      the time the question asks about (epoch milliseconds, inclusive), or {@code null}
@@ -860,13 +860,7 @@ final class SessionIndex implements Closeable {
                 scored.add(hit);
             }
             scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
-            List<Hit> result = new ArrayList<>();
-            for (Hit hit : scored) {
-                if (result.size() == limit || hit.fused < RELATIVE_CUTOFF * scored.get(0).fused) {
-                    break;
-                }
-                result.add(hit);
-            }
+            List<Hit> result = new ArrayList<>(scored.subList(0, Math.min(limit, scored.size())));
             attachEntries(searcher, result);
             return result;
         } finally {

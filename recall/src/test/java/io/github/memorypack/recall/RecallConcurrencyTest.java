@@ -60,7 +60,7 @@ class RecallConcurrencyTest {
     void should_lose_nothing_and_leak_nothing_when_threads_append_and_query_at_once() throws Exception {
         // given
         FileSessionStore store = FileSessionStore.of(folder);
-        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).build();
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).hybrid().build();
         ExecutorService threads = Executors.newFixedThreadPool(SESSIONS.length + 1);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> work = new ArrayList<>();

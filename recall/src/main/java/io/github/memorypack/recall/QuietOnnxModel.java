@@ -20,9 +20,10 @@ import java.io.UncheckedIOException;
  * request, on cores shared with the application's other threads; there the spinning threads compete
  * with the caller, and the tail grows. In {@code RecallLatency}'s alternated runs on this project's
  * 2-core machine, the index update per message had a p95 of 2.3 ms with this session against 5.7 ms
- * with that one (recall/README, "Figures"). Many texts at once (a rebuild) are still parallel: the
- * base class spreads them over one thread per core. Loaded by name, only when the optional model
- * artifact is present.
+ * with that one (recall/README, "Figures"). Many texts at once are embedded one after the other on
+ * the calling thread too — recall's background thread, which so takes one core and leaves the others
+ * to requests (the base class would spread them over one thread per core). Loaded by name, only when
+ * the optional model artifact is present.
  */
 final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
 
@@ -45,7 +46,7 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
 
     QuietOnnxModel(ClassLoader resources, String modelFile, String tokenizerFile, String queryPrefix,
                    String passagePrefix) {
-        super(null);
+        super(Runnable::run); // embedAll on the calling thread, text after text
         this.queryPrefix = queryPrefix;
         this.passagePrefix = passagePrefix;
         this.name = modelFile.replace(".onnx", "");

@@ -29,8 +29,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.Analyzer;
@@ -67,6 +69,7 @@ import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.ScoreMode;
@@ -87,10 +90,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The recall index of one session: a Lucene index with one document per user or AI message that
- * has text (its log index, its turn's index and id, the text for BM25 and, with a model, its
- * embedding). It is derived from the log and only from the log: {@link #catchUp} brings it level
- * with the store before every search, and anything that does not match the log (a deleted and
- * re-created session, a replaced log, a damaged or foreign index) is thrown away and rebuilt.
+ * has text (its log index, its turn's index and id, the text for BM25) and, with a model, a second
+ * document per message with its embeddings, added later (see {@link #addVectors}): {@link #catchUp}
+ * indexes the words and leaves the message {@linkplain #pendingBatch pending}, for the background. It is
+ * derived from the log and only from the log: {@link #catchUp} brings it level with the store before
+ * every search, and anything that does not match the log (a deleted and re-created session, a replaced
+ * log, a damaged or foreign index) is thrown away and rebuilt. Every deletion also drops the pending
+ * messages it covers, so an embedding that arrives late never brings a deleted message back.
  *
  * <p>Not thread-safe: callers hold {@link #lock} around every call.
  */
@@ -99,7 +105,7 @@ final class SessionIndex implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionIndex.class);
 
     /** Bumped when the document layout changes; an index of another format is rebuilt. */
-    static final String FORMAT = "6";
+    static final String FORMAT = "7";
     /** Most query words the lexical search uses (Lucene allows 1,024 clauses in a query). */
     static final int MAX_QUERY_TERMS = 512;
     /** How many messages the lexical (BM25) search brings to the final ranking. */
@@ -129,6 +135,14 @@ final class SessionIndex implements Closeable {
     /** When the entry was appended (epoch milliseconds): points for a period's range, doc values to read it. */
     private static final String TIME = "time";
     private static final String VECTOR = "vector";
+    /**
+     * Marks the documents that hold a message's embeddings: added after its text document, once the
+     * background has embedded it (they carry its entry, turn, time, request and attempt, not its text).
+     */
+    private static final String KIND = "kind";
+    private static final String KIND_VECTORS = "v";
+    /** Messages embedded per call to the model in the background. */
+    static final int EMBED_BATCH = 64;
     private static final String TAG = "tag";
     private static final String REQUEST = "request";
     private static final String ATTEMPT = "attempt";
@@ -144,8 +158,12 @@ final class SessionIndex implements Closeable {
     private static final String KEY_TURN = "turn";
     private static final String KEY_TURN_ID = "turnId";
     private static final String KEY_FIRST = "first";
+    /** The lowest entry whose embeddings were not yet in the index at the commit (the next entry when none). */
+    private static final String KEY_VECTORS = "vectors";
 
     final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when embeddings were added (a query may wait for those of the turns it can return). */
+    private final Condition embedded = lock.newCondition();
 
     private final String sessionId;
     private final SessionStore store;
@@ -299,6 +317,10 @@ final class SessionIndex implements Closeable {
         turn = Long.parseLong(data.getOrDefault(KEY_TURN, "-1"));
         turnId = data.get(KEY_TURN_ID);
         first = Long.parseLong(data.getOrDefault(KEY_FIRST, "0"));
+        long vectors = Long.parseLong(data.getOrDefault(KEY_VECTORS, Long.toString(next)));
+        // the messages indexed before the commit whose embeddings were still to come: embedded again by
+        // the first catch-up (which may read the store; the constructor does not)
+        requeueFrom = model != null && vectors < next ? vectors : -1;
     }
 
     private void resetPosition() {
@@ -311,6 +333,9 @@ final class SessionIndex implements Closeable {
         contextOf.clear();
         turnsByTag.clear();
         attemptsByRequest.clear();
+        unembedded.clear();
+        requeueFrom = -1;
+        embeddingFailed = false;
     }
 
     /** True if the index lives on disk (and survives a restart). */
@@ -341,13 +366,16 @@ final class SessionIndex implements Closeable {
             changed = true;
             stale = true;
         }
+        if (requeueFrom >= 0) {
+            requeueUnembedded(requeueFrom);
+            requeueFrom = -1;
+        }
         List<Entry> oldest = store.read(sessionId, 0, 1);
         long firstRetained = oldest.isEmpty() ? storeNext : oldest.get(0).index();
         if (firstRetained > first) {
-            writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, firstRetained - 1));
+            deleteEntries(Long.MIN_VALUE, firstRetained - 1);
             first = firstRetained;
             changed = true;
-            stale = true;
         }
         long from = Math.max(next, first);
         while (from < storeNext) {
@@ -383,20 +411,6 @@ final class SessionIndex implements Closeable {
      * that turn's user message, however requests interleaved.
      */
     private void add(List<Entry> entries) throws IOException {
-        // every text of the batch is embedded before the index changes: a model that fails (a remote
-        // model's outage) leaves the index as it was, and the next catch-up reads the batch again
-        batchVectors = embed(entries);
-        try {
-            addEmbedded(entries);
-        } finally {
-            batchVectors = Map.of();
-        }
-    }
-
-    /** The vectors of the batch {@link #add} is indexing, by log index (empty without a model). */
-    private Map<Long, float[][]> batchVectors = Map.of();
-
-    private void addEmbedded(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
         List<String> texts = new ArrayList<>(entries.size());
         List<Long> turns = new ArrayList<>(entries.size());
@@ -407,14 +421,14 @@ final class SessionIndex implements Closeable {
             if (record != null) {
                 flush(pending, texts, turns, turnIds);
                 if (LogFormat.CLEAR.equals(record)) {
-                    writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, entry.index()));
+                    deleteEntries(Long.MIN_VALUE, entry.index());
                     turn = -1;
                     turnId = null;
                     previousText = null;
                     turnsByTag.clear();
                 } else if (LogFormat.SET.equals(record)) {
                     for (long[] range : LogFormat.superseded(message)) {
-                        writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, range[0], range[1]));
+                        deleteEntries(range[0], range[1]);
                     }
                 }
                 stale = true;
@@ -539,6 +553,7 @@ final class SessionIndex implements Closeable {
         writer.deleteDocuments(new BooleanQuery.Builder()
                 .add(new TermQuery(new Term(REQUEST, request)), BooleanClause.Occur.MUST)
                 .add(new TermQuery(new Term(ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
+        unembedded.values().removeIf(p -> request.equals(p.request) && !attempt.equals(p.attempt));
         stale = true;
         return true;
     }
@@ -550,7 +565,8 @@ final class SessionIndex implements Closeable {
             Map<String, Long> starts = new HashMap<>();
             Set<String> superseded = new LinkedHashSet<>();
             StoredFields stored = searcher.storedFields();
-            for (ScoreDoc doc : searcher.search(new TermQuery(new Term(REQUEST, request)), Integer.MAX_VALUE).scoreDocs) {
+            for (ScoreDoc doc : searcher.search(textDocuments(new TermQuery(new Term(REQUEST, request))),
+                    Integer.MAX_VALUE).scoreDocs) {
                 Document fields = stored.document(doc.doc, Set.of(ATTEMPT, ENTRY, SUPERSEDED));
                 starts.merge(fields.get(ATTEMPT), fields.getField(ENTRY).numericValue().longValue(), Math::min);
                 superseded.addAll(Arrays.asList(fields.getValues(SUPERSEDED)));
@@ -609,10 +625,12 @@ final class SessionIndex implements Closeable {
                     }
                 }
             }
-            if (model != null) {
-                doc.add(new BinaryDocValuesField(VECTOR, unitBytes(batchVectors.get(index))));
-            }
             writer.addDocument(doc);
+            if (model != null) {
+                // its embeddings come later, from the background (see addVectors)
+                unembedded.put(index, new Pending(index, turns.get(i), time, texts.get(i), request,
+                        request == null ? null : String.valueOf(entry.metadata().get(LogFormat.ATTEMPT))));
+            }
             pendingFrom = Math.min(pendingFrom, turns.get(i));
         }
         uncommitted += pending.size();
@@ -638,7 +656,7 @@ final class SessionIndex implements Closeable {
             turns[i] = hits.get(i).turn;
             byTurn.put(turns[i], hits.get(i));
         }
-        Weight weight = searcher.createWeight(searcher.rewrite(LongPoint.newSetQuery(TURN, turns)),
+        Weight weight = searcher.createWeight(searcher.rewrite(textDocuments(LongPoint.newSetQuery(TURN, turns))),
                 ScoreMode.COMPLETE_NO_SCORES, 1);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
             Scorer scorer = weight.scorer(leaf);
@@ -661,47 +679,245 @@ final class SessionIndex implements Closeable {
     }
 
     /**
-     * The embeddings of every entry with searchable text, by log index, in one call to the model: the
-     * whole text's, then, for a text of several sentences, each sentence's (at most
-     * {@link #MAX_SENTENCES}): a fact said in passing between other sentences is found by its own
-     * sentence, not diluted by the rest.
+     * A message whose text is indexed and whose embeddings are not yet: what the background embeds
+     * next, with what its embeddings' document carries.
      */
-    private Map<Long, float[][]> embed(List<Entry> entries) {
-        if (model == null) {
-            return Map.of();
+    static final class Pending {
+        final long entry;
+        final long turn;
+        final long time;
+        final String text;
+        final String request;
+        final String attempt;
+
+        Pending(long entry, long turn, long time, String text, String request, String attempt) {
+            this.entry = entry;
+            this.turn = turn;
+            this.time = time;
+            this.text = text;
+            this.request = request;
+            this.attempt = attempt;
         }
-        List<Long> indices = new ArrayList<>(entries.size());
-        List<Integer> counts = new ArrayList<>(entries.size());
-        List<TextSegment> segments = new ArrayList<>(entries.size());
-        for (Entry entry : entries) {
-            String text = Turns.searchableText(entry.message());
-            if (text != null) {
-                List<String> parts = sentences(text);
-                String prefix = model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).passagePrefix() : "";
-                indices.add(entry.index());
-                counts.add(1 + parts.size());
-                segments.add(TextSegment.from(prefix + text));
-                for (String part : parts) {
-                    segments.add(TextSegment.from(prefix + part));
+    }
+
+    /** The messages whose embeddings are still to come, by log index (always empty without a model). */
+    private final TreeMap<Long, Pending> unembedded = new TreeMap<>();
+    /** From a restored commit: the entries from there on whose embeddings must be made again (-1: none). */
+    private long requeueFrom = -1;
+    /** The last embedding in the background failed: queries do not wait for it until one succeeds. */
+    private boolean embeddingFailed;
+    /** How many batches of embeddings were added: a query waiting for some sees the background progress. */
+    private long vectorBatches;
+    /** A background task for this index is queued or running (set and cleared under {@link #lock}). */
+    boolean scheduled;
+
+    /** Deletes the documents (text and embeddings) of the entries {@code from} to {@code to}, inclusive. */
+    private void deleteEntries(long from, long to) throws IOException {
+        writer.deleteDocuments(LongPoint.newRangeQuery(ENTRY, from, to));
+        if (from <= to) {
+            unembedded.subMap(from, true, to, true).clear();
+        }
+        stale = true;
+    }
+
+    /** {@code query} restricted to the documents of messages' text (not their embeddings). */
+    private static Query textDocuments(Query query) {
+        return new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+                .add(new TermQuery(new Term(KIND, KIND_VECTORS)), BooleanClause.Occur.MUST_NOT).build();
+    }
+
+    /**
+     * After a restart: the messages from {@code from} on whose text is indexed become pending again (their
+     * embeddings, which may have been added after the last commit, are deleted and made again).
+     */
+    private void requeueUnembedded(long from) throws IOException {
+        writer.deleteDocuments(new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(KIND, KIND_VECTORS)), BooleanClause.Occur.MUST)
+                .add(LongPoint.newRangeQuery(ENTRY, from, Long.MAX_VALUE), BooleanClause.Occur.FILTER).build());
+        stale = true;
+        Map<Long, Long> turns = new HashMap<>();
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            StoredFields stored = searcher.storedFields();
+            for (ScoreDoc doc : searcher.search(textDocuments(LongPoint.newRangeQuery(ENTRY, from, Long.MAX_VALUE)),
+                    Integer.MAX_VALUE).scoreDocs) {
+                Document fields = stored.document(doc.doc, Set.of(ENTRY, TURN));
+                turns.put(fields.getField(ENTRY).numericValue().longValue(), fields.getField(TURN).numericValue().longValue());
+            }
+        } finally {
+            searchers.release(searcher);
+        }
+        long at = from;
+        while (at < next && !turns.isEmpty()) {
+            List<Entry> batch = store.read(sessionId, at, READ_BATCH);
+            if (batch.isEmpty()) {
+                break;
+            }
+            for (Entry entry : batch) {
+                Long entryTurn = turns.get(entry.index());
+                String text = Turns.searchableText(entry.message());
+                if (entryTurn != null && text != null) {
+                    String request = entry.metadata().get(LogFormat.REQUEST);
+                    unembedded.put(entry.index(), new Pending(entry.index(), entryTurn, entry.timestamp().toEpochMilli(),
+                            text, request, request == null ? null : String.valueOf(entry.metadata().get(LogFormat.ATTEMPT))));
                 }
+            }
+            at = batch.get(batch.size() - 1).index() + 1;
+        }
+    }
+
+    /** True if messages await their embeddings. */
+    boolean hasPendingVectors() {
+        return !unembedded.isEmpty();
+    }
+
+    /** The oldest messages awaiting their embeddings, at most {@link #EMBED_BATCH}. */
+    List<Pending> pendingBatch() {
+        List<Pending> batch = new ArrayList<>(Math.min(EMBED_BATCH, unembedded.size()));
+        for (Pending message : unembedded.values()) {
+            if (batch.size() == EMBED_BATCH) {
+                break;
+            }
+            batch.add(message);
+        }
+        return batch;
+    }
+
+    /**
+     * The embeddings of each message of the batch: its whole text's, then, for a text of several
+     * sentences, each sentence's (at most {@link #MAX_SENTENCES}): a fact said in passing between other
+     * sentences is found by its own sentence, not diluted by the rest. One call to the model; reads
+     * nothing of the index, so it runs without {@link #lock}.
+     */
+    List<float[][]> embed(List<Pending> batch) {
+        List<Integer> counts = new ArrayList<>(batch.size());
+        List<TextSegment> segments = new ArrayList<>(batch.size());
+        String prefix = model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).passagePrefix() : "";
+        for (Pending message : batch) {
+            List<String> parts = sentences(message.text);
+            counts.add(1 + parts.size());
+            segments.add(TextSegment.from(prefix + message.text));
+            for (String part : parts) {
+                segments.add(TextSegment.from(prefix + part));
             }
         }
         if (segments.isEmpty()) {
-            return Map.of();
+            return List.of();
         }
         List<Embedding> embeddings = segments.size() == 1
                 ? List.of(model.embed(segments.get(0)).content())
                 : model.embedAll(segments).content();
-        Map<Long, float[][]> vectors = new HashMap<>();
+        List<float[][]> vectors = new ArrayList<>(batch.size());
         int at = 0;
-        for (int i = 0; i < indices.size(); i++) {
-            float[][] rows = new float[counts.get(i)][];
+        for (int count : counts) {
+            float[][] rows = new float[count][];
             for (int r = 0; r < rows.length; r++) {
                 rows[r] = embeddings.get(at++).vector();
             }
-            vectors.put(indices.get(i), rows);
+            vectors.add(rows);
         }
         return vectors;
+    }
+
+    /**
+     * Adds the embeddings of the messages of {@code batch} that still await theirs — not deleted (cleared,
+     * trimmed, replaced, retried) nor embedded by someone else meanwhile — and wakes the queries waiting
+     * for them.
+     */
+    void addVectors(List<Pending> batch, List<float[][]> vectors) throws IOException {
+        for (int i = 0; i < batch.size(); i++) {
+            Pending message = batch.get(i);
+            if (unembedded.get(message.entry) != message) {
+                continue;
+            }
+            Document doc = new Document();
+            doc.add(new StringField(KIND, KIND_VECTORS, Field.Store.NO));
+            doc.add(new LongPoint(ENTRY, message.entry));
+            doc.add(new NumericDocValuesField(ENTRY, message.entry));
+            doc.add(new LongPoint(TURN, message.turn));
+            doc.add(new NumericDocValuesField(TURN, message.turn));
+            doc.add(new LongPoint(TIME, message.time));
+            doc.add(new NumericDocValuesField(TIME, message.time));
+            if (message.request != null) {
+                doc.add(new StringField(REQUEST, message.request, Field.Store.NO));
+                doc.add(new StringField(ATTEMPT, message.attempt, Field.Store.NO));
+            }
+            doc.add(new BinaryDocValuesField(VECTOR, unitBytes(vectors.get(i))));
+            writer.addDocument(doc);
+            unembedded.remove(message.entry);
+            pendingFrom = Math.min(pendingFrom, message.turn);
+        }
+        embeddingFailed = false;
+        vectorBatches++;
+        embedded.signalAll();
+    }
+
+    /** Records that the background's embedding failed (queries stop waiting for it) and wakes the waiting queries. */
+    void embeddingFailed() {
+        embeddingFailed = true;
+        embedded.signalAll();
+    }
+
+    /** True if a message of a turn before {@code before} awaits its embeddings. */
+    private boolean awaiting(long before) {
+        if (unembedded.isEmpty()) {
+            return false;
+        }
+        if (unembedded.firstKey() < before) {
+            return true;
+        }
+        for (Pending message : unembedded.values()) {
+            if (message.turn < before) {
+                return true; // an answer logged after a newer turn's question
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Waits, with {@link #lock} released meanwhile, until no message of a turn before {@code before}
+     * awaits its embeddings: as long as the background adds a batch at least every {@code stallNanos},
+     * for at most {@code maxNanos} in all, and not after an embedding in the background failed.
+     *
+     * @return true if nothing the query can return awaits its embeddings any more
+     * @throws InterruptedIOException if the thread was interrupted while waiting
+     */
+    boolean awaitVectors(long before, long stallNanos, long maxNanos) throws InterruptedIOException {
+        long deadline = System.nanoTime() + maxNanos;
+        long batches = vectorBatches;
+        long stall = System.nanoTime() + stallNanos;
+        while (awaiting(before)) {
+            if (embeddingFailed || !scheduled) {
+                return false;
+            }
+            long now = System.nanoTime();
+            if (vectorBatches != batches) {
+                batches = vectorBatches;
+                stall = now + stallNanos;
+            }
+            long wait = Math.min(deadline, stall) - now;
+            if (wait <= 0) {
+                return false;
+            }
+            try {
+                embedded.awaitNanos(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the recall index's embeddings");
+            }
+            if (closed) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Embeds every message still awaiting its embeddings, on the calling thread (which holds {@link #lock}). */
+    void embedPending() throws IOException {
+        while (!unembedded.isEmpty()) {
+            List<Pending> batch = pendingBatch();
+            addVectors(batch, embed(batch));
+        }
     }
 
     /** Most sentences of one message embedded on their own. */
@@ -741,6 +957,8 @@ final class SessionIndex implements Closeable {
             data.put(KEY_TURN_ID, turnId);
         }
         data.put(KEY_FIRST, Long.toString(first));
+        long vectors = unembedded.isEmpty() ? next : unembedded.firstKey();
+        data.put(KEY_VECTORS, Long.toString(requeueFrom >= 0 ? Math.min(requeueFrom, vectors) : vectors));
         writer.setLiveCommitData(data.entrySet());
         writer.commit();
         uncommitted = 0;
@@ -813,7 +1031,9 @@ final class SessionIndex implements Closeable {
                 }
             }
             if (queryVector != null) {
-                candidates.addAll(ranked(nearest(searcher, SegmentVectors.unit(queryVector), before, similarity)));
+                ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity);
+                candidates.addAll(ranked(near));
+                candidates.addAll(textsOf(searcher, near));
             }
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
             Map<Long, Hit> hits = group(candidates, searcher, docsOfTurn);
@@ -1022,6 +1242,25 @@ final class SessionIndex implements Closeable {
         return new BytesRef(bytes.array());
     }
 
+    /** The text documents of the messages whose embeddings' documents are {@code docs} (one query). */
+    private static List<Integer> textsOf(IndexSearcher searcher, ScoreDoc[] docs) throws IOException {
+        if (docs.length == 0) {
+            return List.of();
+        }
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        long[] entries = new long[docs.length];
+        int count = 0;
+        for (ScoreDoc doc : docs) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc.doc, leaves));
+            NumericDocValues values = DocValues.getNumeric(leaf.reader(), ENTRY);
+            if (values.advanceExact(doc.doc - leaf.docBase)) {
+                entries[count++] = values.longValue();
+            }
+        }
+        return ranked(searcher.search(textDocuments(LongPoint.newSetQuery(ENTRY, Arrays.copyOf(entries, count))),
+                docs.length).scoreDocs);
+    }
+
     /** The document ids of {@code docs}, best first. */
     private static List<Integer> ranked(ScoreDoc[] docs) {
         List<Integer> ranked = new ArrayList<>(docs.length);
@@ -1107,7 +1346,17 @@ final class SessionIndex implements Closeable {
     int documents() throws IOException {
         IndexSearcher searcher = acquire(Long.MAX_VALUE);
         try {
-            return searcher.getIndexReader().numDocs();
+            return searcher.count(textDocuments(new MatchAllDocsQuery()));
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** Number of messages whose embeddings are in the index (for tests and figures). */
+    int embeddedDocuments() throws IOException {
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            return searcher.count(new TermQuery(new Term(KIND, KIND_VECTORS)));
         } finally {
             searchers.release(searcher);
         }

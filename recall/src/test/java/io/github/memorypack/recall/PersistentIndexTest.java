@@ -65,6 +65,7 @@ class PersistentIndexTest {
         fillers(memory, 0, 30);
         model.texts.set(0);
         assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        recall.awaitEmbedded(id); // the turns the view still shows are embedded in the background
         built = model.texts.get() - 1;
         int indexed = recall.indexedMessages(id);
         assertThat(recall.persistent(id)).isTrue();
@@ -93,6 +94,7 @@ class PersistentIndexTest {
 
         // then: only the four new messages (and the query) were embedded
         assertThat(found.get(0)).contains("Tromsø");
+        recall.awaitEmbedded("ana");
         assertThat(model.texts.get()).isEqualTo(4 + 1);
         assertThat(recall.indexedMessages("ana")).isEqualTo(66);
         assertThat(store.sessions()).containsExactly("ana");
@@ -121,6 +123,7 @@ class PersistentIndexTest {
 
         // then: rebuilt from the log (every message embedded again), same answer
         assertThat(found).contains("Tromsø");
+        recall.awaitEmbedded("ana");
         assertThat(model.texts.get()).isEqualTo(built + 1);
         assertThat(recall.indexedMessages("ana")).isEqualTo(indexed);
         recall.close();
@@ -136,6 +139,7 @@ class PersistentIndexTest {
         String found = joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)));
 
         assertThat(found).contains("Tromsø");
+        recall.awaitEmbedded("ana");
         assertThat(model.texts.get()).isEqualTo(built + 1);
         recall.close();
     }

@@ -117,6 +117,11 @@ class RecallConcurrencyTest {
             assertThat(recall.indexedMessages(session)).as(session).isEqualTo(fresh.indexedMessages(session));
         }
         assertThat(recall.indexedMessages("shared")).isEqualTo(4 * TURNS);
+        // and the background embedded every message exactly once, none lost between appends and catch-ups
+        for (String session : List.of("shared", "solo-2", "solo-3")) {
+            recall.awaitEmbedded(session);
+            assertThat(recall.embeddedMessages(session)).as(session).isEqualTo(recall.indexedMessages(session));
+        }
         fresh.close();
         recall.close();
     }

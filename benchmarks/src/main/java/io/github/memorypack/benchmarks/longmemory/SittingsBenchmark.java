@@ -191,21 +191,30 @@ public final class SittingsBenchmark {
         }
     }
 
+    /** Conversations 1 to this (seeds) are the tuning split; the others are held out. */
+    static final int TUNING = 5;
+
     public static void main(String[] args) {
-        int count = Integer.getInteger("longmemory.conversations", CONVERSATIONS);
+        // -Dlongmemory.conversations=N (seeds 1-N) or A-B (seeds A to B)
+        String range = System.getProperty("longmemory.conversations", Integer.toString(CONVERSATIONS));
+        int from = range.contains("-") ? Integer.parseInt(range.substring(0, range.indexOf('-'))) : 1;
+        int count = range.contains("-") ? Integer.parseInt(range.substring(range.indexOf('-') + 1)) : Integer.parseInt(range);
         List<String> setupNames = List.of(System.getProperty("longmemory.setups", DEFAULT_SETUPS).split(","));
         List<Setup> setups = new ArrayList<>();
         for (String name : setupNames) {
             setups.add(setup(name.strip()));
         }
         List<SittingsConversation> conversations = new ArrayList<>();
-        for (long seed = 1; seed <= count; seed++) {
+        for (long seed = from; seed <= count; seed++) {
             conversations.add(SittingsConversation.generate(seed));
         }
         Map<String, Row> rows = new LinkedHashMap<>();
+        Map<String, Row> tuning = new LinkedHashMap<>();
+        Map<String, Row> heldOut = new LinkedHashMap<>();
         long started = System.nanoTime();
-        for (SittingsConversation conversation : conversations) {
-            run(conversation, setups, rows);
+        for (int c = 0; c < conversations.size(); c++) {
+            SittingsConversation conversation = conversations.get(c);
+            run(conversation, setups, List.of(rows, from + c <= TUNING ? tuning : heldOut));
             System.err.printf(Locale.ROOT, "done: %s (%.0f s)%n", conversation, (System.nanoTime() - started) / 1e9);
         }
         StringBuilder out = new StringBuilder();
@@ -220,17 +229,30 @@ public final class SittingsBenchmark {
                 + "questions; o200k tokens; recall budget %d tokens; extractive summarizer (cap %d)%n", conversations.size(),
                 lines, questions, RECALL_TOKENS, SUMMARY_CAP));
         out.append('\n').append(report(rows, setups));
+        if (!tuning.isEmpty() && !heldOut.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%nTuning split (conversations 1-%d):%n", TUNING))
+                    .append(summary(tuning, setups));
+            out.append(String.format(Locale.ROOT, "%nHeld-out split (conversations %d-%d):%n", TUNING + 1, count))
+                    .append(summary(heldOut, setups));
+        }
         System.out.println(out);
     }
 
     /** Imports one conversation through every memory and asks every question of each, with each recall set-up. */
-    static void run(SittingsConversation conversation, List<Setup> setups, Map<String, Row> rows) {
+    static void run(SittingsConversation conversation, List<Setup> setups, List<Map<String, Row>> rows) {
         MutableClock clock = MutableClock.at(conversation.lines().get(0).time());
         SessionStore store = InMemorySessionStore.create(clock);
         // every memory writes the same log into its own session; recall indexes the buffer's session once
         // per set-up and is given each memory's own view, which it matches to that log (the same messages)
         List<ChatMemory> memories = new ArrayList<>();
-        List<Strategy> strategies = strategies();
+        List<Strategy> strategies = new ArrayList<>();
+        String only = System.getProperty("longmemory.memories", "");
+        for (Strategy strategy : strategies()) {
+            // -Dlongmemory.memories=summary-buffer: the buffer (the baseline) and the memories named so
+            if (only.isEmpty() || strategy.name().equals(BUFFER) || strategy.name().startsWith(only)) {
+                strategies.add(strategy);
+            }
+        }
         for (int m = 0; m < strategies.size(); m++) {
             memories.add(strategies.get(m).memory().apply(store, SESSION + m));
         }
@@ -292,9 +314,17 @@ public final class SittingsBenchmark {
     }
 
     /** Adds one question's outcome to its row; true if the answer (or, for unanswerable, nothing) was there. */
-    private static boolean record(Map<String, Row> rows, String name, SittingsConversation conversation, Question question,
-                                  String context, long tokens, long recalled) {
-        Row row = rows.computeIfAbsent(name, n -> new Row());
+    private static boolean record(List<Map<String, Row>> rows, String name, SittingsConversation conversation,
+                                  Question question, String context, long tokens, long recalled) {
+        boolean answered = false;
+        for (Map<String, Row> split : rows) {
+            answered = record(split.computeIfAbsent(name, n -> new Row()), conversation, question, context, tokens, recalled);
+        }
+        return answered;
+    }
+
+    private static boolean record(Row row, SittingsConversation conversation, Question question, String context,
+                                  long tokens, long recalled) {
         boolean unanswerable = question.kind() == QuestionKind.UNANSWERABLE;
         int found = 0;
         for (int line : question.evidence()) {
@@ -358,6 +388,37 @@ public final class SittingsBenchmark {
             }
         }
         out.append(targets(rows, setups));
+        return out.toString();
+    }
+
+    /** One line per summary-buffer + recall set-up: the targets' figures and evidence per kind. */
+    static String summary(Map<String, Row> rows, List<Setup> setups) {
+        Row buffer = rows.get(BUFFER);
+        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %-44s | %5s | %8s | %8s | %6s | %8s | %10s |",
+                "summary-buffer + ", "quest.", "tok ÷ b.", "evidence", "ev. 6+", "ans ÷ b.", "unans. rec"));
+        for (QuestionKind kind : QuestionKind.values()) {
+            if (kind != QuestionKind.UNANSWERABLE) {
+                out.append(String.format(Locale.ROOT, " %11s |", kind.label()));
+            }
+        }
+        out.append('\n');
+        for (Setup setup : setups) {
+            Row row = rows.get(SUMMARY_BUFFER + " + " + setup.label());
+            if (row == null) {
+                continue;
+            }
+            out.append(String.format(Locale.ROOT, "| %-44s | %5d | %7.1f%% | %7.1f%% | %5.1f%% | %8.2f | %9.1f%% |",
+                    setup.label(), row.all.questions, 100 * row.all.meanTokens() / buffer.all.meanTokens(),
+                    100 * row.answerable.evidenceShare(), 100 * row.distances.get(Distance.FAR).evidenceShare(),
+                    row.answerable.answerShare() / buffer.answerable.answerShare(),
+                    100 * row.kinds.get(QuestionKind.UNANSWERABLE).meanRecalled() / RECALL_TOKENS));
+            for (QuestionKind kind : QuestionKind.values()) {
+                if (kind != QuestionKind.UNANSWERABLE) {
+                    out.append(String.format(Locale.ROOT, " %10.1f%% |", 100 * row.kinds.get(kind).evidenceShare()));
+                }
+            }
+            out.append('\n');
+        }
         return out.toString();
     }
 

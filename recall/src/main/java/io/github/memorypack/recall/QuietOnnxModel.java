@@ -39,17 +39,30 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
     private final String queryPrefix;
     private final String passagePrefix;
     private final String name;
+    private final double similarityFloor;
+
+    /**
+     * The default model's similarity floor: a cosine up to it counts as no similarity, above it the
+     * similarity is rescaled to 0-1 (so {@code minScore} applies to what is left). Chosen on the long-memory
+     * benchmark's tuning conversations (1-5): without it, hybrid recalled 89% of the budget for
+     * unanswerable questions, at 0.45 about what lexical does (49% against 45%), with the most evidence
+     * found at that level of tokens (recall/README, "Figures"); 0.55 would recall as many tokens as lexical
+     * but drop plain paraphrases (a cosine of 0.66 between "my budget for the new computer" and "how much
+     * am I willing to spend on the laptop").
+     */
+    static final double MINILM_FLOOR = 0.45;
 
     QuietOnnxModel(ClassLoader resources) {
-        this(resources, MODEL, TOKENIZER, "", "");
+        this(resources, MODEL, TOKENIZER, "", "", PoolingMode.MEAN, MINILM_FLOOR);
     }
 
     QuietOnnxModel(ClassLoader resources, String modelFile, String tokenizerFile, String queryPrefix,
-                   String passagePrefix) {
+                   String passagePrefix, PoolingMode pooling, double similarityFloor) {
         super(Runnable::run); // embedAll on the calling thread, text after text
         this.queryPrefix = queryPrefix;
         this.passagePrefix = passagePrefix;
         this.name = modelFile.replace(".onnx", "");
+        this.similarityFloor = similarityFloor;
         try (InputStream model = open(resources, modelFile); InputStream tokenizer = open(resources, tokenizerFile);
              OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
             options.setIntraOpNumThreads(1);
@@ -58,7 +71,7 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
             options.addConfigEntry("session.inter_op.allow_spinning", "0");
             OrtEnvironment environment = OrtEnvironment.getEnvironment();
             OrtSession session = environment.createSession(model.readAllBytes(), options);
-            this.encoder = new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.MEAN);
+            this.encoder = new OnnxBertBiEncoder(environment, session, tokenizer, pooling);
         } catch (IOException e) {
             throw new UncheckedIOException("could not read the default embedding model", e);
         } catch (OrtException e) {
@@ -77,6 +90,11 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
     /** The embedding of a question, with the model's query prefix. */
     float[] embedQuery(String text) {
         return embed(queryPrefix + text).content().vector();
+    }
+
+    /** The cosine similarity that recall counts as none for this model (see {@link #MINILM_FLOOR}). */
+    double similarityFloor() {
+        return similarityFloor;
     }
 
     /** The passage prefix to put before every indexed text. */

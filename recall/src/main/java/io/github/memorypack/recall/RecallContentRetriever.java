@@ -230,7 +230,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
      * @throws IllegalArgumentException if the memory id is not a valid session id
      */
     public void rebuild(Object memoryId) {
-        withIndex(sessionId(memoryId), true, RecallContentRetriever::embedded);
+        withIndex(sessionId(memoryId), true, this::embedded);
     }
 
     /**
@@ -243,12 +243,12 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
      * @throws IllegalArgumentException if the memory id is not a valid session id
      */
     public void update(Object memoryId) {
-        withIndex(sessionId(memoryId), false, RecallContentRetriever::embedded);
+        withIndex(sessionId(memoryId), false, this::embedded);
     }
 
     /** Waits for the index's embeddings; embeds what is left itself when the background failed or stalled. */
-    private static Void embedded(SessionIndex index) throws IOException {
-        if (!index.awaitVectors(Long.MAX_VALUE, VECTOR_STALL_NANOS, Long.MAX_VALUE / 4)) {
+    private Void embedded(SessionIndex index) throws IOException {
+        if (!awaitVectors(index, Long.MAX_VALUE, Long.MAX_VALUE / 4)) {
             index.embedPending(); // here, on the caller's thread: a model's failure is the caller's
         }
         return null;
@@ -261,8 +261,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     /** Waits until the session's embeddings are all in its index (tests and figures). */
     void awaitEmbedded(Object memoryId) {
-        withIndex(sessionId(memoryId), false, index -> index.awaitVectors(Long.MAX_VALUE, VECTOR_STALL_NANOS,
-                Long.MAX_VALUE / 4));
+        withIndex(sessionId(memoryId), false, index -> awaitVectors(index, Long.MAX_VALUE, Long.MAX_VALUE / 4));
     }
 
     /** What {@link RecallTool} finds for the newest turn's question (everything before it). */
@@ -288,7 +287,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (vector != null) {
                 // the turns this query can return are usually embedded long since (appended while the view
                 // still showed them); if not, wait for the background, bounded: their words are indexed already
-                index.awaitVectors(before, VECTOR_STALL_NANOS, VECTOR_WAIT_NANOS);
+                awaitVectors(index, before, VECTOR_WAIT_NANOS);
             }
             List<SessionIndex.Hit> hits = index.search(text, vector, before, period, minScore, MAX_TURNS_READ);
             return assemble(sessionId, text, hits);
@@ -469,10 +468,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                     } else {
                         index.catchUp();
                     }
-                    if (embedder != null && !embedder.schedule(index)) {
-                        index.embedPending(); // queue full or closing: embedded here rather than not at all
-                    }
-                    return action.apply(index);
+                    T result = action.apply(index);
+                    // after the search: the embedding runs while the model answers, not while this query searches
+                    schedule(index);
+                    return result;
                 } catch (IOException | RuntimeException e) {
                     if (SessionIndex.interrupted(e)) {
                         // a cancelled request: the index is not damaged, and a rebuild would re-embed the log
@@ -497,6 +496,25 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 index.lock.unlock();
             }
         }
+    }
+
+    /** Queues the embedding of what the index has pending; embeds it here if the queue is full or closing. */
+    private void schedule(SessionIndex index) throws IOException {
+        if (embedder != null && !embedder.schedule(index)) {
+            index.embedPending();
+        }
+    }
+
+    /**
+     * Waits for the embeddings of the turns before {@code before}, bounded (see {@link SessionIndex#awaitVectors}).
+     * @return false if some are still to come
+     */
+    private boolean awaitVectors(SessionIndex index, long before, long maxNanos) throws IOException {
+        if (!index.awaiting(before)) {
+            return true;
+        }
+        schedule(index);
+        return index.awaitVectors(before, VECTOR_STALL_NANOS, maxNanos);
     }
 
     /** True for failures of the index itself (Lucene, or out of step with the log), not of the store or model. */
@@ -810,15 +828,32 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         private DefaultModel() {
         }
 
-        /** e5-small-v2 (quantized) in the same kind of session, when its artifact is on the class path (benchmarks). */
-        static EmbeddingModel e5() {
+        /**
+         * One of the in-process models in recall's quiet session, with the given similarity floor (benchmarks):
+         * {@code minilm} (the default's files), {@code e5} (e5-small-v2-q, "query: "/"passage: " prefixes) or
+         * {@code bge} (bge-small-en-v1.5-q, CLS pooling, its retrieval instruction before queries); each needs its
+         * artifact on the class path.
+         */
+        static EmbeddingModel quiet(String which, double floor) {
             try {
                 ClassLoader resources = RecallContentRetriever.class.getClassLoader();
+                Class<?> pooling = Class.forName("dev.langchain4j.model.embedding.onnx.PoolingMode");
+                Object mean = pooling.getField("MEAN").get(null);
+                Object[] args = switch (which) {
+                    case "minilm" -> new Object[] {"all-minilm-l6-v2-q.onnx", "all-minilm-l6-v2-q-tokenizer.json", "", "",
+                            mean};
+                    case "e5" -> new Object[] {"e5-small-v2-q.onnx", "e5-small-v2-q-tokenizer.json", "query: ", "passage: ",
+                            mean};
+                    case "bge" -> new Object[] {"bge-small-en-v1.5-q.onnx", "bge-small-en-v1.5-q-tokenizer.json",
+                            "Represent this sentence for searching relevant passages: ", "", pooling.getField("CLS").get(null)};
+                    default -> throw new IllegalArgumentException("unknown model " + which);
+                };
                 return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
-                        .getDeclaredConstructor(ClassLoader.class, String.class, String.class, String.class, String.class)
-                        .newInstance(resources, "e5-small-v2-q.onnx", "e5-small-v2-q-tokenizer.json", "query: ", "passage: ");
+                        .getDeclaredConstructor(ClassLoader.class, String.class, String.class, String.class, String.class,
+                                pooling, double.class)
+                        .newInstance(resources, args[0], args[1], args[2], args[3], args[4], floor);
             } catch (ReflectiveOperationException | LinkageError e) {
-                throw new IllegalStateException("could not load e5-small-v2-q", e);
+                throw new IllegalStateException("could not load the in-process model " + which, e);
             }
         }
 

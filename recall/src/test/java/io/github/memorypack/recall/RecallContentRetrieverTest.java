@@ -182,6 +182,28 @@ class RecallContentRetrieverTest {
     }
 
     @Test
+    void should_recall_nothing_for_a_question_whose_only_word_is_a_name_said_in_most_lines() {
+        // given: a long chat whose speakers address each other by name in most lines, and one fact
+        RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("omar").chatMemoryStore(store).maxMessages(6).build();
+        turn(memory, "Omar, my pottery class starts on Monday.", "Fun, Daniel! Send photos.");
+        for (int i = 0; i < 60; i++) {
+            String[] filler = ((UserMessage) Chats.filler(i).get(0)).singleText().split(" ", 2);
+            turn(memory, "Omar, " + filler[0].toLowerCase(java.util.Locale.ROOT) + " " + filler[1],
+                    i % 3 == 0 ? Chats.fillerAnswer(i) : "Daniel, " + Chats.fillerAnswer(i));
+        }
+
+        // when: a question that shares only the speaker's name with the chit-chat, and one about the fact
+        List<Content> name = lexical.retrieve(query(memory, "How is Omar?"));
+        String pottery = joined(lexical.retrieve(query(memory, "Omar, when does the ceramics thing, the pottery, begin?")));
+        lexical.close();
+
+        // then: the name alone weighs nothing (it does not fill the budget with chit-chat); the fact is found
+        assertThat(name).isEmpty();
+        assertThat(pottery).contains("pottery class starts on Monday").doesNotContain("basil");
+    }
+
+    @Test
     void should_recall_only_above_min_score() {
         // given: a fact found by meaning only (similarity about 0.66, no shared word)
         RecallContentRetriever strict = RecallContentRetriever.builder().store(store).hybrid().minScore(0.9).build();

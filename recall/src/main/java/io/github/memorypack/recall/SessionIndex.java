@@ -743,6 +743,8 @@ final class SessionIndex implements Closeable {
     private long vectorBatches;
     /** A background task for this index is queued or running (set and cleared under {@link #lock}). */
     boolean scheduled;
+    /** The queued task, while it has not started (it may then be started at once); under {@link #lock}. */
+    java.util.concurrent.Future<?> embedding;
 
     /** Deletes the documents (text and embeddings) of the entries {@code from} to {@code to}, inclusive. */
     private void deleteEntries(long from, long to) throws IOException {

@@ -287,8 +287,11 @@ public final class LongMemoryBenchmark {
         MutableClock clock = MutableClock.at(Instant.parse("2026-01-05T09:00:00Z"));
         SessionStore store = InMemorySessionStore.create(clock);
         ChatMemory memory = strategy.memory().apply(store);
-        RecallContentRetriever recall = withRecall ? RecallContentRetriever.builder().store(store)
-                .maxTokens(RECALL_TOKENS).build() : null;
+        RecallContentRetriever.Builder builder = RecallContentRetriever.builder().store(store).maxTokens(RECALL_TOKENS);
+        if (Boolean.getBoolean("longmemory.hybrid")) {
+            builder.hybrid(); // -Dlongmemory.hybrid=true: recall with hybrid() instead of its (lexical) default
+        }
+        RecallContentRetriever recall = withRecall ? builder.build() : null;
         RetrievalAugmentor augmentor = recall == null ? null : recall.augmentor();
         InvocationContext context = InvocationContext.builder().chatMemoryId(SESSION).build();
         TokenCache tokens = new TokenCache();

@@ -210,9 +210,12 @@ final class SessionIndex implements Closeable {
             TokenStream result = new EnglishPossessiveFilter(source);
             result = new LowerCaseFilter(result);
             result = new StopFilter(result, STOP_WORDS);
-            return new TokenStreamComponents(source, new KStemFilter(result));
+            return new TokenStreamComponents(source, porter ? new org.apache.lucene.analysis.en.PorterStemFilter(result)
+                    : new KStemFilter(result));
         }
     };
+
+    private final boolean porter = "porter".equals(Ablation.get("stem", "kstem"));
 
     private Directory directory;
     private IndexWriter writer;
@@ -829,7 +832,7 @@ final class SessionIndex implements Closeable {
         List<TextSegment> segments = new ArrayList<>(batch.size());
         String prefix = model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).passagePrefix() : "";
         for (Pending message : batch) {
-            List<String> parts = sentences(message.text);
+            List<String> parts = Ablation.on("sentences", true) ? sentences(message.text) : List.of();
             counts.add(1 + parts.size());
             segments.add(TextSegment.from(prefix + message.text));
             for (String part : parts) {
@@ -1036,11 +1039,23 @@ final class SessionIndex implements Closeable {
             throws IOException {
         IndexSearcher searcher = acquire(before);
         try {
+            double contextWeight = Ablation.number("context", CONTEXT_WEIGHT);
+            boolean bm25 = "bm25".equals(Ablation.get("rank", "coverage"));
+            boolean rrf = "rrf".equals(Ablation.get("fusion", "sum"));
+            boolean usePeriod = Ablation.on("period", true);
+            int lexicalCandidates = (int) Ablation.number("lexical", LEXICAL_CANDIDATES);
+            int semanticCandidates = (int) Ablation.number("semantic", SEMANTIC_CANDIDATES);
             Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
             Map<Integer, Double> similarity = new HashMap<>();
             List<String> present = new ArrayList<>();
             Map<String, Double> queryTerms = idf(searcher, terms(query), present);
+            if (bm25 && Ablation.number("common", COMMON_SHARE) < 1) {
+                present.removeIf(term -> queryTerms.get(term) == 0.0);
+            }
             List<Integer> candidates = new ArrayList<>();
+            Map<Integer, Double> bm25Score = new HashMap<>();
+            List<Integer> lexicalOrder = new ArrayList<>();
+            List<Integer> semanticOrder = new ArrayList<>();
             if (!present.isEmpty()) {
                 // only the words the session used match anything; a long pasted text is held to the
                 // rarest of them, under Lucene's clause limit
@@ -1051,38 +1066,57 @@ final class SessionIndex implements Closeable {
                 BooleanQuery.Builder terms = new BooleanQuery.Builder();
                 for (String term : present) {
                     terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
-                    terms.add(new BoostQuery(new TermQuery(new Term(CONTEXT, term)), (float) CONTEXT_WEIGHT),
-                            BooleanClause.Occur.SHOULD);
+                    if (contextWeight > 0) {
+                        terms.add(new BoostQuery(new TermQuery(new Term(CONTEXT, term)), (float) contextWeight),
+                                BooleanClause.Occur.SHOULD);
+                    }
                 }
                 Query words = terms.build();
                 Query lexical = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
                         .add(beforeFilter, BooleanClause.Occur.FILTER).build();
-                candidates.addAll(ranked(searcher.search(lexical, LEXICAL_CANDIDATES).scoreDocs));
-                if (period != null) {
+                for (ScoreDoc doc : searcher.search(lexical, lexicalCandidates).scoreDocs) {
+                    candidates.add(doc.doc);
+                    lexicalOrder.add(doc.doc);
+                    bm25Score.merge(doc.doc, (double) doc.score, Math::max);
+                }
+                if (period != null && usePeriod) {
                     Query then = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
                             .add(beforeFilter, BooleanClause.Occur.FILTER)
                             .add(LongPoint.newRangeQuery(TIME, period[0], period[1]), BooleanClause.Occur.FILTER).build();
-                    candidates.addAll(ranked(searcher.search(then, PERIOD_CANDIDATES).scoreDocs));
+                    for (ScoreDoc doc : searcher.search(then, PERIOD_CANDIDATES).scoreDocs) {
+                        candidates.add(doc.doc);
+                        bm25Score.merge(doc.doc, (double) doc.score, Math::max);
+                    }
                 }
             }
             if (queryVector != null) {
-                ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity);
+                ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity, semanticCandidates);
                 candidates.addAll(ranked(near));
+                semanticOrder.addAll(ranked(near));
                 candidates.addAll(textsOf(searcher, near));
             }
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
             Map<Long, Hit> hits = group(candidates, searcher, docsOfTurn);
+            Map<Long, Integer> lexicalRank = rrf ? turnRanks(searcher, lexicalOrder) : Map.of();
+            Map<Long, Integer> semanticRank = rrf ? turnRanks(searcher, semanticOrder) : Map.of();
+            double bestBm25 = 0;
+            for (double score : bm25Score.values()) {
+                bestBm25 = Math.max(bestBm25, score);
+            }
             double queryWeight = 0;
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
             Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, TEXT, queryTerms, docsOfTurn) : Map.of();
-            Map<Integer, Double> context = queryWeight > 0 ? covered(searcher, CONTEXT, queryTerms, docsOfTurn) : Map.of();
+            Map<Integer, Double> context = queryWeight > 0 && contextWeight > 0
+                    ? covered(searcher, CONTEXT, queryTerms, docsOfTurn) : Map.of();
             List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             List<Hit> scored = new ArrayList<>();
+            List<Ablation.Candidate> trace = Ablation.trace();
             for (Hit hit : hits.values()) {
                 double coverage = 0;
                 double cosine = 0;
+                double lexicalScore = 0;
                 boolean inPeriod = false;
                 for (int docId : docsOfTurn.get(hit.turn)) {
                     LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
@@ -1092,7 +1126,7 @@ final class SessionIndex implements Closeable {
                             hit.turnId = turnIds.binaryValue().utf8ToString();
                         }
                     }
-                    if (period != null) {
+                    if (period != null && usePeriod) {
                         NumericDocValues times = DocValues.getNumeric(leaf.reader(), TIME);
                         if (times.advanceExact(docId - leaf.docBase)) {
                             long time = times.longValue();
@@ -1102,18 +1136,40 @@ final class SessionIndex implements Closeable {
                     if (queryWeight > 0) {
                         double own = covered.getOrDefault(docId, 0.0);
                         double around = Math.max(0, context.getOrDefault(docId, 0.0) - own);
-                        coverage = Math.max(coverage, (own + CONTEXT_WEIGHT * around) / queryWeight);
+                        coverage = Math.max(coverage, (own + contextWeight * around) / queryWeight);
+                    }
+                    if (bestBm25 > 0) {
+                        lexicalScore = Math.max(lexicalScore, bm25Score.getOrDefault(docId, 0.0) / bestBm25);
                     }
                     cosine = Math.max(cosine, similarity.getOrDefault(docId, 0.0));
                 }
                 // the model's similarity of unrelated texts counts as none: above it, rescaled to 0-1
-                double semantic = Math.max(0, (cosine - similarityFloor) / (1 - similarityFloor));
-                hit.relevance = Math.max(coverage, semantic);
-                if (hit.relevance < minRelevance) {
+                double floor = Ablation.number("floor", similarityFloor);
+                double semantic = Math.max(0, (cosine - floor) / (1 - floor));
+                hit.relevance = Math.max(coverage, semantic >= Ablation.number("semGate", minRelevance) ? minRelevance : 0);
+                double lexicalPart = bm25 ? lexicalScore : coverage;
+                if (rrf) {
+                    Integer l = lexicalRank.get(hit.turn);
+                    Integer v = semanticRank.get(hit.turn);
+                    hit.fused = (l == null ? 0 : 1.0 / (60 + l)) + (v == null ? 0 : 1.0 / (60 + v))
+                            + (inPeriod ? PERIOD_BONUS / 60 : 0);
+                } else {
+                    // both on one scale (0-1), summed: a turn strong on either and not weak on the other wins
+                    hit.fused = Ablation.number("wlex", 1) * lexicalPart
+                            + (queryVector == null ? 0 : Ablation.number("wsem", 1) * semantic) + (inPeriod ? PERIOD_BONUS : 0);
+                }
+                boolean relevant = hit.relevance >= minRelevance;
+                if (trace != null) {
+                    Ablation.Candidate candidate = new Ablation.Candidate(hit.turn, lexicalScore, coverage, semantic,
+                            hit.fused, relevant);
+                    if (!relevant) {
+                        candidate.fate = "under minimum";
+                    }
+                    trace.add(candidate);
+                }
+                if (!relevant) {
                     continue;
                 }
-                // both on one scale (0-1), summed: a turn strong on either and not weak on the other wins
-                hit.fused = coverage + (queryVector == null ? 0 : semantic) + (inPeriod ? PERIOD_BONUS : 0);
                 scored.add(hit);
             }
             scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
@@ -1123,6 +1179,20 @@ final class SessionIndex implements Closeable {
         } finally {
             searchers.release(searcher);
         }
+    }
+
+    /** Each turn's rank (1 = best) among the distinct turns of a ranked list of documents. */
+    private static Map<Long, Integer> turnRanks(IndexSearcher searcher, List<Integer> docs) throws IOException {
+        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+        Map<Long, Integer> ranks = new HashMap<>();
+        for (int docId : docs) {
+            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+            NumericDocValues turns = DocValues.getNumeric(leaf.reader(), TURN);
+            if (turns.advanceExact(docId - leaf.docBase)) {
+                ranks.putIfAbsent(turns.longValue(), ranks.size() + 1);
+            }
+        }
+        return ranks;
     }
 
     /**
@@ -1175,9 +1245,9 @@ final class SessionIndex implements Closeable {
      * computing every float product; {@link SegmentVectors#scan} computes it only for the vectors whose
      * 8-bit estimate could enter. Their similarities go into {@code similarity}.
      */
-    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
-            throws IOException {
-        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(SEMANTIC_CANDIDATES + 1,
+    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity,
+                               int count) throws IOException {
+        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(count + 1,
                 Comparator.comparingDouble(d -> d.score));
         SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
@@ -1185,7 +1255,7 @@ final class SessionIndex implements Closeable {
             if (sums.length < segment.size()) {
                 sums = new int[segment.size()];
             }
-            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, SEMANTIC_CANDIDATES, sums);
+            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, count, sums);
         }
         ScoreDoc[] top = new ScoreDoc[best.size()];
         for (int i = top.length - 1; i >= 0; i--) {
@@ -1359,13 +1429,44 @@ final class SessionIndex implements Closeable {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
             // a word in more than COMMON_SHARE of a long session's messages (the speakers' names) weighs
             // nothing: it says nothing about which turn the question is after
-            weights.put(term, df == 0 ? unknown : docs >= COMMON_MIN_MESSAGES && df > COMMON_SHARE * docs ? 0.0
+            weights.put(term, df == 0 ? unknown : docs >= COMMON_MIN_MESSAGES && df > Ablation.number("common", COMMON_SHARE) * docs ? 0.0
                     : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
             if (df > 0) {
                 present.add(term);
             }
         }
         return weights;
+    }
+
+    /**
+     * {@code text} without the words that are common in this session (in more than {@code share} of the
+     * messages of a session of at least {@link #COMMON_MIN_MESSAGES}): the speakers' names, which would
+     * dominate the text's embedding.
+     */
+    String withoutCommonWords(String text, double share) throws IOException {
+        IndexSearcher searcher = acquire(Long.MAX_VALUE);
+        try {
+            CollectionStatistics stats = searcher.collectionStatistics(TEXT);
+            long docs = stats == null ? 0 : stats.docCount();
+            if (docs < COMMON_MIN_MESSAGES) {
+                return text;
+            }
+            StringBuilder kept = new StringBuilder();
+            for (String word : text.split("(?<=\\s)|(?=\\s)")) {
+                Set<String> terms = word.isBlank() ? Set.of() : terms(word);
+                boolean common = false;
+                for (String term : terms) {
+                    common |= searcher.getIndexReader().docFreq(new Term(TEXT, term)) > share * docs;
+                }
+                if (!common) {
+                    kept.append(word);
+                }
+            }
+            String result = kept.toString().replaceAll("\\s+", " ").strip();
+            return result.isEmpty() ? text : result;
+        } finally {
+            searchers.release(searcher);
+        }
     }
 
     /** The distinct terms the analyzer makes of {@code text}. */

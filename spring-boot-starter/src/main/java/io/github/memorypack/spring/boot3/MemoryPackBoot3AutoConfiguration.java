@@ -1,0 +1,95 @@
+package io.github.memorypack.spring.boot3;
+
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.redis.RedisSessionStore;
+import io.github.memorypack.spring.MemoryPackAutoConfiguration;
+import java.util.List;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * What {@link MemoryPackAutoConfiguration} needs from Spring Boot 3.5 in particular: the health
+ * indicator on Actuator's health API, and the Redis store's connection from Spring Boot's
+ * {@link RedisConnectionDetails} bean.
+ */
+@AutoConfiguration(after = MemoryPackAutoConfiguration.class,
+        afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
+class MemoryPackBoot3AutoConfiguration {
+
+    /** The health indicator {@code memoryPack} ({@code management.health.memorypack.enabled}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+    @ConditionalOnEnabledHealthIndicator("memorypack")
+    @ConditionalOnBean(SessionStore.class)
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "memoryPackHealthIndicator")
+        HealthIndicator memoryPackHealthIndicator(SessionStore store) {
+            return new MemoryPackHealthIndicator(store);
+        }
+    }
+
+    /** Spring Boot's Redis connection details (Spring Data Redis' auto-configuration, Docker Compose, Testcontainers). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RedisSessionStore.class)
+    @ConditionalOnBean(RedisConnectionDetails.class)
+    static class RedisConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        MemoryPackAutoConfiguration.RedisConnection memoryPackRedisConnection(RedisConnectionDetails details) {
+            return new MemoryPackAutoConfiguration.RedisConnection() {
+                @Override
+                public String username() {
+                    return details.getUsername();
+                }
+
+                @Override
+                public String password() {
+                    return details.getPassword();
+                }
+
+                @Override
+                public String host() {
+                    return details.getStandalone().getHost();
+                }
+
+                @Override
+                public int port() {
+                    return details.getStandalone().getPort();
+                }
+
+                @Override
+                public int database() {
+                    return details.getStandalone().getDatabase();
+                }
+
+                @Override
+                public List<String> clusterNodes() {
+                    return details.getCluster() == null ? List.of()
+                            : details.getCluster().getNodes().stream().map(n -> n.host() + ":" + n.port()).toList();
+                }
+
+                @Override
+                public SslBundle sslBundle() {
+                    return details.getCluster() != null ? details.getCluster().getSslBundle()
+                            : details.getStandalone().getSslBundle();
+                }
+
+                @Override
+                public String unsupportedSetup() {
+                    return details.getSentinel() != null ? "Redis Sentinel" : null;
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.github.memorypack.spring.boot4;
+
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.redis.RedisSessionStore;
+import io.github.memorypack.spring.MemoryPackAutoConfiguration;
+import java.util.List;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * What {@link MemoryPackAutoConfiguration} needs from Spring Boot 4 in particular: the health
+ * indicator on Spring Boot 4's health API ({@code org.springframework.boot.health.contributor}), and
+ * the Redis store's connection from Spring Boot's {@link DataRedisConnectionDetails} bean.
+ */
+@AutoConfiguration(after = MemoryPackAutoConfiguration.class,
+        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+class MemoryPackBoot4AutoConfiguration {
+
+    /** The health indicator {@code memoryPack} ({@code management.health.memorypack.enabled}). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
+    @ConditionalOnEnabledHealthIndicator("memorypack")
+    @ConditionalOnBean(SessionStore.class)
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "memoryPackHealthIndicator")
+        HealthIndicator memoryPackHealthIndicator(SessionStore store) {
+            return new MemoryPackHealthIndicator(store);
+        }
+    }
+
+    /** Spring Boot's Redis connection details (Spring Data Redis' auto-configuration, Docker Compose, Testcontainers). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({RedisSessionStore.class, DataRedisConnectionDetails.class})
+    @ConditionalOnBean(DataRedisConnectionDetails.class)
+    static class RedisConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        MemoryPackAutoConfiguration.RedisConnection memoryPackRedisConnection(DataRedisConnectionDetails details) {
+            return new MemoryPackAutoConfiguration.RedisConnection() {
+                @Override
+                public String username() {
+                    return details.getUsername();
+                }
+
+                @Override
+                public String password() {
+                    return details.getPassword();
+                }
+
+                @Override
+                public String host() {
+                    return details.getStandalone().getHost();
+                }
+
+                @Override
+                public int port() {
+                    return details.getStandalone().getPort();
+                }
+
+                @Override
+                public int database() {
+                    return details.getStandalone().getDatabase();
+                }
+
+                @Override
+                public List<String> clusterNodes() {
+                    return details.getCluster() == null ? List.of()
+                            : details.getCluster().getNodes().stream().map(n -> n.host() + ":" + n.port()).toList();
+                }
+
+                @Override
+                public SslBundle sslBundle() {
+                    return details.getSslBundle();
+                }
+
+                @Override
+                public String unsupportedSetup() {
+                    return details.getSentinel() != null ? "Redis Sentinel"
+                            : details.getMasterReplica() != null ? "a static master/replica setup" : null;
+                }
+            };
+        }
+    }
+}

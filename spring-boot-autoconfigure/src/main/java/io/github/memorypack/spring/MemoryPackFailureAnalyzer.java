@@ -95,8 +95,10 @@ final class MemoryPackFailureAnalyzer implements FailureAnalyzer, Ordered {
         ConfigurationProperty property = e.getProperty();
         String name = property != null ? property.getName().toString() : e.getName().toString();
         Class<?> type = e.getTarget().getType().resolve(Object.class);
-        String reason = "cannot be read as " + expected(type)
-                + (e.getCause() == null ? "" : " (" + SessionStores.rootMessage(e.getCause()) + ")");
+        // a conversion failure says no more than "cannot be read as"; anything else gets its message too
+        String reason = "cannot be read as " + expected(type) + (e.getCause() == null
+                || e.getCause() instanceof org.springframework.core.convert.ConversionException ? ""
+                : " (" + SessionStores.rootMessage(e.getCause()) + ")");
         return new FailureAnalysis(HEADER + "\n\n" + block(name, property == null ? null : property.getValue(),
                 property == null ? null : property.getOrigin(), reason),
                 "Set " + name + " to " + expected(type) + ".", e);

@@ -131,8 +131,8 @@ public class MemoryPackProperties implements Validator {
             try {
                 Tokenizers.forModel(p.tokenizerModel);
             } catch (IllegalArgumentException e) {
-                reject(errors, "tokenizerModel", "='" + p.tokenizerModel + "' is no OpenAI model family whose"
-                        + " encoding is known", "Remove memory-pack.tokenizer-model to count with o200k_base (a sound"
+                reject(errors, "tokenizerModel", "is no OpenAI model family whose encoding is known (was '"
+                        + p.tokenizerModel + "')", "Remove memory-pack.tokenizer-model to count with o200k_base (a sound"
                         + " estimate for other providers' models too), or name a model of the encoding wanted"
                         + " (gpt-4o or gpt-4o-mini for o200k_base, gpt-4 or gpt-3.5-turbo for cl100k_base).");
             }

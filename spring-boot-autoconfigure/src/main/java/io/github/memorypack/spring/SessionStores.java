@@ -157,10 +157,7 @@ final class SessionStores {
                 try {
                     builder.sslSocketFactory(bundles.getBundle(bundle).createSslContext().getSocketFactory());
                 } catch (NoSuchSslBundleException e) {
-                    throw new MemoryPackConfigurationException("spring.data.redis.ssl.bundle", bundle,
-                            "names no SSL bundle of spring.ssl.bundle.*",
-                            "Define the bundle '" + bundle + "' under spring.ssl.bundle.jks or spring.ssl.bundle.pem,"
-                                    + " or correct the name.", e);
+                    throw noSuchBundle(bundle, e);
                 }
             }
             return where;
@@ -174,7 +171,12 @@ final class SessionStores {
                         + details.unsupportedSetup() + ", which the Redis store does not support",
                         "Point the store at a standalone Redis server or a Redis Cluster.");
             }
-            SslBundle ssl = details.sslBundle();
+            SslBundle ssl;
+            try {
+                ssl = details.sslBundle();
+            } catch (NoSuchSslBundleException e) {
+                throw noSuchBundle(e.getBundleName(), e);
+            }
             if (details.clusterNodes().isEmpty()) {
                 builder.uri(uri(ssl != null, details.username(), details.password(), details.host(), details.port(),
                         details.database()));
@@ -186,6 +188,13 @@ final class SessionStores {
                 builder.ssl(true).sslSocketFactory(ssl.createSslContext().getSocketFactory());
             }
             return where;
+        }
+
+        private static MemoryPackConfigurationException noSuchBundle(String bundle, NoSuchSslBundleException e) {
+            return new MemoryPackConfigurationException("spring.data.redis.ssl.bundle", bundle,
+                    "names no SSL bundle of spring.ssl.bundle.*",
+                    "Define the bundle '" + bundle + "' under spring.ssl.bundle.jks or spring.ssl.bundle.pem, or"
+                            + " correct the name.", e);
         }
 
         static MemoryPackConfigurationException unsupported(String property, String value, String setup) {
@@ -271,7 +280,7 @@ final class SessionStores {
                                 + " SessionStore bean), or another memory-pack.store.type.", e);
             } catch (RuntimeException e) {
                 throw new MemoryPackConfigurationException("memory-pack.store.type", "jdbc",
-                        "cannot connect through the application's DataSource (" + rootMessage(e) + ")",
+                        "cannot connect through the application's DataSource (" + driverMessage(e) + ")",
                         "Check spring.datasource.url, spring.datasource.username and spring.datasource.password, and"
                                 + " that the database is running.", e);
             }
@@ -280,7 +289,7 @@ final class SessionStores {
                     store.createSchema();
                 } catch (RuntimeException e) {
                     throw new MemoryPackConfigurationException("memory-pack.store.jdbc.create-schema", "true",
-                            "could not create the store's tables (" + rootMessage(e) + ")",
+                            "could not create the store's tables (" + driverMessage(e) + ")",
                             "Check that spring.datasource.username may create tables, or create them with your"
                                     + " migrations (the DDL is JdbcSessionStore.Dialect.schemaResource()) and set"
                                     + " memory-pack.store.jdbc.create-schema=false.", e);
@@ -298,6 +307,16 @@ final class SessionStores {
                         "Use letters, digits and underscores only, starting with a letter or an underscore.", e);
             }
         }
+    }
+
+    /** What the JDBC driver said (the first {@code SQLException} among the causes), else the innermost cause's message. */
+    static String driverMessage(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException) {
+                return t.getMessage();
+            }
+        }
+        return rootMessage(e);
     }
 
     /** The message of the innermost cause, where a driver says what went wrong. */

@@ -9,8 +9,11 @@ import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * Real applications without the optional parts: {@link MinimalApplication} started by
@@ -18,6 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * (not a {@code FilteredClassLoader}, which hides classes but not their bytes, and so fails where a
  * real application without the jar does not).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ClassPathTest {
 
     @ParameterizedTest(name = "without {0}: {2}")
@@ -28,7 +32,8 @@ class ClassPathTest {
             "/redis/target/,memory-pack-redis,jedis          | memory-pack.store.type=redis     | fails: io.github.memorypack:memory-pack-redis",
             "/jdbc/target/,memory-pack-jdbc                  | memory-pack.store.type=jdbc      | fails: io.github.memorypack:memory-pack-jdbc"})
     void should_start_or_say_which_artifact_is_missing_when_an_optional_jar_is_absent(String leftOut, String property,
-                                                                                       String outcome) throws Exception {
+                                                                                       String outcome, CapturedOutput output)
+            throws Exception {
         // ACTUATOR: the jars of the generation's Actuator (Spring Boot 4 has its health API in a jar of its own)
         List<String> excluded = Arrays.stream(leftOut.split(",")).map(String::trim)
                 .flatMap(j -> j.equals("ACTUATOR") ? BootGeneration.ACTUATOR_JARS.stream() : java.util.stream.Stream.of(j))
@@ -52,7 +57,14 @@ class ClassPathTest {
                                 "--spring.main.banner-mode=off", "--" + property.trim()});
             } catch (java.lang.reflect.InvocationTargetException e) {
                 assertThat(outcome.trim()).as("start-up failure %s", e.getCause()).startsWith("fails:");
-                assertThat(rootCause(e).getMessage()).contains(outcome.trim().substring("fails:".length()).trim());
+                String artifact = outcome.trim().substring("fails:".length()).trim();
+                assertThat(rootCause(e).getMessage()).contains(artifact);
+                // the start-up report says which dependency to add, not a stack trace
+                String text = output.getAll();
+                assertThat(text).contains("APPLICATION FAILED TO START");
+                assertThat(text.substring(text.lastIndexOf("APPLICATION FAILED TO START")))
+                        .contains("Property: memory-pack.store.type", "Reason: needs " + artifact,
+                                "Add the dependency " + artifact);
                 return;
             }
             try (AutoCloseable closing = (AutoCloseable) context) {

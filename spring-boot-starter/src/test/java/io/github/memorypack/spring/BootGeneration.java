@@ -28,6 +28,9 @@ final class BootGeneration {
     /** The jars an application without Spring Boot Actuator lacks (by file-name fragment). */
     static final List<String> ACTUATOR_JARS = List.of("spring-boot-actuator");
 
+    /** Spring Boot's {@code DataSource} auto-configuration, by name (for {@code spring.autoconfigure.exclude}). */
+    static final String DATA_SOURCE_AUTO_CONFIGURATION = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
+
     private BootGeneration() {
     }
 

@@ -45,7 +45,8 @@ import org.springframework.boot.SpringBootVersion;
 class ReadmeApplicationsTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    private static final Path WORK = Path.of("target", "readme-apps").toAbsolutePath();
+    /** In the build directory (target/, or a profile's own). */
+    private static final Path WORK = classesOf(ChatApplication.class).getParent().resolve("readme-apps");
 
     private static OpenAiTestServer openAi;
     private static TestRedisServer redis;
@@ -216,26 +217,44 @@ class ReadmeApplicationsTest {
         return paths;
     }
 
-    /** This build's Memory Pack artifacts, as {@code mvn install} would lay them out, from their classes and poms. */
+    /**
+     * This build's Memory Pack artifacts, as {@code mvn install} would lay them out: the root pom and the
+     * BOM, and each module of this build on the test's class path (its jar, or its classes folder zipped).
+     */
     private static void install(Path repository, String version) throws IOException {
         put(repository, "memory-pack-parent", version, ROOT.resolve("pom.xml"), null);
         put(repository, "memory-pack-bom", version, ROOT.resolve("bom/pom.xml"), null);
-        for (String module : List.of("core", "redis", "jdbc", "micrometer", "spring-boot-autoconfigure",
-                "spring-boot-starter", "spring-boot4-starter")) {
-            Path classes = ROOT.resolve(module).resolve("target").resolve("classes");
-            if (Files.isDirectory(classes)) {
-                Path pom = ROOT.resolve(module).resolve("pom.xml");
-                put(repository, artifactId(pom), version, pom, classes);
+        List<String> entries = new ArrayList<>(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+        entries.add(classesOf(ChatApplication.class).resolveSibling("classes").toString()); // this module's
+        for (String entry : entries) {
+            Path path = Path.of(entry).toAbsolutePath().normalize();
+            boolean classes = Files.isDirectory(path) && path.getFileName().toString().equals("classes");
+            boolean jar = entry.endsWith("-" + version + ".jar");
+            if (path.startsWith(ROOT) && path.getNameCount() > ROOT.getNameCount() && (classes || jar)) {
+                Path pom = ROOT.resolve(path.getName(ROOT.getNameCount())).resolve("pom.xml");
+                put(repository, artifactId(pom), version, pom, path);
             }
         }
     }
 
+    /** The folder a class was loaded from. */
+    private static Path classesOf(Class<?> type) {
+        try {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One artifact: its pom, and its jar ({@code classes}: a jar, a classes folder, or {@code null} for a pom). */
     private static void put(Path repository, String artifactId, String version, Path pom, Path classes)
             throws IOException {
         Path folder = repository.resolve("io/github/memorypack").resolve(artifactId).resolve(version);
         Files.createDirectories(folder);
         Files.copy(pom, folder.resolve(artifactId + "-" + version + ".pom"), StandardCopyOption.REPLACE_EXISTING);
-        if (classes != null) {
+        if (classes != null && !Files.isDirectory(classes)) {
+            Files.copy(classes, folder.resolve(artifactId + "-" + version + ".jar"), StandardCopyOption.REPLACE_EXISTING);
+        } else if (classes != null) {
             try (OutputStream out = Files.newOutputStream(folder.resolve(artifactId + "-" + version + ".jar"));
                  JarOutputStream jar = new JarOutputStream(out);
                  Stream<Path> files = Files.walk(classes)) {
@@ -251,7 +270,7 @@ class ReadmeApplicationsTest {
     /** The README application's own classes (the class and its nested interface), and nothing else of the tests. */
     private static void copyApplicationClasses(Path classes) throws IOException {
         String folder = ChatApplication.class.getPackageName().replace('.', '/');
-        Path from = Path.of("target", "test-classes", folder);
+        Path from = classesOf(ChatApplication.class).resolve(folder);
         Path to = classes.resolve(folder);
         Files.createDirectories(to);
         try (Stream<Path> files = Files.list(from)) {

@@ -15,11 +15,17 @@ final class MemoryPackHealthIndicator extends AbstractHealthIndicator {
 
     private final SessionStore store;
 
+    /** @param store the store whose health is reported */
     MemoryPackHealthIndicator(SessionStore store) {
         super("Memory Pack session store health check failed");
         this.store = store;
     }
 
+    /**
+     * Reads the probe session's next index.
+     *
+     * @param builder where the store's class goes when the read succeeds
+     */
     @Override
     protected void doHealthCheck(Health.Builder builder) {
         store.nextIndex(PROBE_SESSION);

@@ -24,6 +24,10 @@ import org.springframework.context.annotation.Configuration;
         afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 class MemoryPackBoot4AutoConfiguration {
 
+    /** Created by Spring. */
+    MemoryPackBoot4AutoConfiguration() {
+    }
+
     /** The health indicator {@code memoryPack} ({@code management.health.memorypack.enabled}). */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class})
@@ -31,6 +35,16 @@ class MemoryPackBoot4AutoConfiguration {
     @ConditionalOnBean(SessionStore.class)
     static class HealthConfiguration {
 
+        /** Created by Spring. */
+        HealthConfiguration() {
+        }
+
+        /**
+         * The indicator, under the name that makes its component {@code memoryPack}.
+         *
+         * @param store the store bean
+         * @return the indicator
+         */
         @Bean
         @ConditionalOnMissingBean(name = "memoryPackHealthIndicator")
         HealthIndicator memoryPackHealthIndicator(SessionStore store) {
@@ -44,6 +58,16 @@ class MemoryPackBoot4AutoConfiguration {
     @ConditionalOnBean(DataRedisConnectionDetails.class)
     static class RedisConfiguration {
 
+        /** Created by Spring. */
+        RedisConfiguration() {
+        }
+
+        /**
+         * Where the auto-configured Redis store connects: what the details bean says.
+         *
+         * @param details Spring Boot's Redis connection details bean
+         * @return the connection, read from {@code details} whenever the store is created
+         */
         @Bean
         @ConditionalOnMissingBean
         MemoryPackAutoConfiguration.RedisConnection memoryPackRedisConnection(DataRedisConnectionDetails details) {

@@ -1,7 +1,6 @@
 package io.github.memorypack.samples.web;
 
 import io.github.memorypack.samples.Strategy;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -29,9 +28,9 @@ class ChatController {
 
     @GetMapping("/api/info")
     Map<String, Object> info() {
-        return Map.of("mode", chats.describe(), "strategies", Strategy.memories().stream().map(Strategy::label).toList(),
-                "defaultStrategy", Strategy.SUMMARY_BUFFER.label(), "limits", Strategy.memories().stream()
-                        .map(s -> s.describe(Strategy.Limits.DEFAULT)).toList());
+        return Map.of("mode", chats.describe(), "strategies", ChatService.STRATEGIES.stream().map(Strategy::label)
+                        .toList(), "defaultStrategy", Strategy.SUMMARY_BUFFER.label(), "limits",
+                ChatService.STRATEGIES.stream().map(s -> s.describe(ChatService.LIMITS)).toList());
     }
 
     @GetMapping("/api/sessions")

@@ -11,6 +11,7 @@ import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Summary;
@@ -32,13 +33,24 @@ import java.util.stream.Collectors;
 
 /**
  * The web chat's state: every strategy keeps its own memory of each session, all fed the same turns
- * (session {@code <id>.<strategy>} in one store), so each strategy's view and running summary are
+ * (memory id {@code <id>.<strategy>} in one store), so each strategy's view and running summary are
  * what it would have sent had it been live all along. A turn reads every strategy's view the way
- * {@code AiServices} does (system message added, view read, user message after it), sends the live
- * one to the model, and adds the question and the answer to every memory. The requests of this run
- * are kept per session, as the server's own record.
+ * {@code AiServices} does (system message added, view read, user message after it, augmented with the
+ * recalled turns for the recall strategies), sends the live one to the model, and adds the question
+ * and the answer to every memory. The requests of this run are kept per session, as the server's own
+ * record; the running summaries are read from the store, so they survive a restart.
  */
-final class ChatService {
+final class ChatService implements AutoCloseable {
+
+    /** Every strategy of the samples, the two with recall among them: what the page compares and can send. */
+    static final List<Strategy> STRATEGIES = List.of(Strategy.values());
+
+    /**
+     * The demo's limits: small, so that the strategies part ways within the first turns of the scripted
+     * conversation (a 6-message window, 200 tokens for summary-buffer's verbatim turns and the token
+     * windows, 120-token summaries); the comparison demo uses the defaults.
+     */
+    static final Strategy.Limits LIMITS = new Strategy.Limits(6, 200, 120);
 
     /** Session names: letters, digits, {@code _} and {@code -} (the strategy goes after a dot). */
     static final Pattern SESSION = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -67,8 +79,12 @@ final class ChatService {
     record Exchange(int number, String live, String user, String answer, Map<String, StrategyRequest> requests) {
     }
 
-    /** A session as the page opens it: the whole conversation, this run's requests, the script's next line. */
-    record SessionView(String session, List<Shown> history, List<Exchange> exchanges, String nextScriptedLine) {
+    /**
+     * A session as the page opens it: the whole conversation, this run's requests, the running summary
+     * each summarizing strategy has stored (by label), the script's next line.
+     */
+    record SessionView(String session, List<Shown> history, List<Exchange> exchanges, Map<String, String> summaries,
+                       String nextScriptedLine) {
     }
 
     private final SessionStore store;
@@ -78,6 +94,8 @@ final class ChatService {
     private final OfflineAssistant script;
     private final String mode;
     private final Map<String, List<Exchange>> exchanges = new ConcurrentHashMap<>();
+    /** What augments each strategy's requests (recall's augmentor for the recall strategies), opened once. */
+    private final Map<Strategy, Replay.Augmentation> augmentations = new LinkedHashMap<>();
 
     ChatService(SessionStore store, ChatModel model, Summarizer summarizer, TokenCountEstimator tokenizer,
                 OfflineAssistant script, String mode) {
@@ -87,6 +105,15 @@ final class ChatService {
         this.tokenizer = tokenizer;
         this.script = script;
         this.mode = mode;
+        for (Strategy strategy : STRATEGIES) {
+            augmentations.put(strategy, strategy.augmentation(store, tokenizer));
+        }
+    }
+
+    /** Closes the recall indexes. */
+    @Override
+    public void close() {
+        augmentations.values().forEach(Replay.Augmentation::close);
     }
 
     String describe() {
@@ -107,7 +134,17 @@ final class ChatService {
         List<Shown> history = store.read(id + "." + Strategy.BUFFER.label(), 0, Integer.MAX_VALUE).stream()
                 .map(Entry::message).filter(m -> !(m instanceof SystemMessage)).map(ChatService::shown).toList();
         int turns = (int) history.stream().filter(m -> m.role().equals("user")).count();
-        return new SessionView(id, history, requests(id), script.nextScriptedLine(turns));
+        Map<String, String> summaries = new LinkedHashMap<>();
+        for (Strategy strategy : STRATEGIES) {
+            store.state(SessionIds.of(memoryId(id, strategy))).summary()
+                    .ifPresent(summary -> summaries.put(strategy.label(), summary.text()));
+        }
+        return new SessionView(id, history, requests(id), summaries, script.nextScriptedLine(turns));
+    }
+
+    /** The memory id of a strategy's memory of a session. */
+    private static String memoryId(String session, Strategy strategy) {
+        return session + "." + strategy.label();
     }
 
     /** This run's requests of the session (the server's own record), oldest first. */
@@ -129,12 +166,13 @@ final class ChatService {
         UserMessage user = UserMessage.from(text.strip());
         Map<Strategy, ChatMemory> memories = new LinkedHashMap<>();
         Map<Strategy, List<ChatMessage>> requests = new LinkedHashMap<>();
-        for (Strategy strategy : Strategy.memories()) {
-            ChatMemory memory = strategy.create(id + "." + strategy.label(), store, Strategy.Limits.DEFAULT, tokenizer,
-                    summarizer, TokenAccounting.create());
+        for (Strategy strategy : STRATEGIES) {
+            ChatMemory memory = strategy.create(memoryId(id, strategy), store, LIMITS, tokenizer, summarizer,
+                    TokenAccounting.create());
             memory.add(Replay.SYSTEM);
-            List<ChatMessage> request = new ArrayList<>(memory.messages());
-            request.add(user);
+            List<ChatMessage> view = memory.messages();
+            List<ChatMessage> request = new ArrayList<>(view);
+            request.add(augmentations.get(strategy).augment(memory.id(), view, user));
             memories.put(strategy, memory);
             requests.put(strategy, List.copyOf(request));
         }

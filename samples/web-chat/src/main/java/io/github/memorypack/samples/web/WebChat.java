@@ -7,7 +7,6 @@ import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.samples.Conversation;
 import io.github.memorypack.samples.OpenAiSettings;
-import io.github.memorypack.samples.Strategy;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -26,9 +25,10 @@ import org.springframework.context.annotation.Bean;
  * <p>Offline by default (the comparison demo's scripted assistant and extractive summarizer); a real
  * model with {@code OPENAI_API_KEY} (and {@code OPENAI_BASE_URL}, {@code OPENAI_MODEL}). Sessions are
  * kept by the store that {@code memory-pack.store.*} configures through the Spring Boot starter (a
- * file store in {@code target/web-sessions} by default). Start it with
- * {@code mvn -B -q -pl samples -am compile exec:java -Dexec.mainClass=io.github.memorypack.samples.web.WebChat}
- * and open the printed address ({@code -Dserver.port=…} for another port).
+ * file store in {@code target/web-sessions} by default). A Spring Boot 4.1 application on
+ * {@code memory-pack-spring-boot4-starter}. Start it with
+ * {@code mvn -B -q -pl samples/web-chat -am compile exec:java} and open the printed address
+ * ({@code -Dexec.args=--server.port=9090} for another port).
  */
 @SpringBootApplication
 public class WebChat {
@@ -68,7 +68,7 @@ public class WebChat {
         TokenCountEstimator tokenizer = openAi.map(OpenAiSettings::tokenizer).orElseGet(Tokenizers::o200k);
         OfflineAssistant scripted = new OfflineAssistant(Conversation.builtIn());
         ChatModel model = openAi.<ChatModel>map(OpenAiSettings::chatModel).orElse(scripted);
-        Summarizer summarizer = OpenAiSettings.summarizer(openAi, Strategy.Limits.DEFAULT.summaryTokens(), tokenizer);
+        Summarizer summarizer = OpenAiSettings.summarizer(openAi, ChatService.LIMITS.summaryTokens(), tokenizer);
         String mode = openAi.map(OpenAiSettings::describe)
                 .orElse("OFFLINE: scripted assistant and extractive summarizer (set OPENAI_API_KEY for a real model)");
         return new ChatService(store, model, summarizer, tokenizer, scripted, mode);

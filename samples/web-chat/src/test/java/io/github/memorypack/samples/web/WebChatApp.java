@@ -21,14 +21,31 @@ final class WebChatApp implements AutoCloseable {
     private final ConfigurableApplicationContext context;
     private final HttpClient http = HttpClient.newHttpClient();
 
+    private final Path directory;
+
+    /** On a new session folder. */
     WebChatApp() {
+        this(newFolder());
+    }
+
+    /** On {@code directory}'s sessions: another run of the app on the same folder is the app restarted. */
+    WebChatApp(Path directory) {
+        this.directory = directory;
+        context = WebChat.start(Map.of("server.port", "0", "server.address", "127.0.0.1",
+                "webchat.offline", "true", "memory-pack.store.file.directory", directory.toString()));
+    }
+
+    private static Path newFolder() {
         try {
-            Path dir = Files.createTempDirectory("web-chat-test");
-            context = WebChat.start(Map.of("server.port", "0", "server.address", "127.0.0.1",
-                    "webchat.offline", "true", "memory-pack.store.file.directory", dir.toString()));
+            return Files.createTempDirectory("web-chat-test");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The folder the sessions are kept in. */
+    Path directory() {
+        return directory;
     }
 
     /** {@code http://127.0.0.1:<port>} */

@@ -63,6 +63,59 @@ class WebChatTest {
     }
 
     @Test
+    void should_part_the_strategies_within_the_first_five_turns_when_the_scripted_conversation_is_sent()
+            throws Exception {
+        // given: the demo's small limits (ChatService.LIMITS)
+        List<Conversation.Turn> script = Conversation.builtIn().turns();
+        JsonNode fifth = null;
+
+        // when
+        for (int i = 0; i < 5; i++) {
+            fifth = app.chat("parting", "summary-buffer", script.get(i).user());
+        }
+
+        // then: every bounded strategy already sends less than the buffer, and most send requests of their own
+        JsonNode requests = fifth.get("requests");
+        int buffer = requests.get("buffer").get("tokens").asInt();
+        for (String bounded : List.of("window", "window-tokens", "window-chunked", "summary", "summary-buffer")) {
+            assertThat(requests.get(bounded).get("tokens").asInt()).as(bounded).isLessThan(buffer);
+        }
+        java.util.Set<Integer> distinct = new java.util.HashSet<>();
+        requests.forEach(r -> distinct.add(r.get("tokens").asInt()));
+        assertThat(distinct).as("different request sizes among the eight strategies").hasSizeGreaterThanOrEqualTo(5);
+    }
+
+    @Test
+    void should_offer_every_strategy_with_the_recall_ones_when_the_page_asks_what_there_is() throws Exception {
+        assertThat(app.get("/api/info").get("strategies")).extracting(JsonNode::asText).containsExactly("buffer",
+                "window", "window-tokens", "window-chunked", "summary", "summary-buffer", "window+recall",
+                "summary-buffer+recall");
+    }
+
+    @Test
+    void should_show_the_stored_summaries_when_a_session_is_opened_after_a_restart() throws Exception {
+        // given: five turns, so that summary and summary-buffer have stored a running summary
+        List<Conversation.Turn> script = Conversation.builtIn().turns();
+        try (WebChatApp first = new WebChatApp()) {
+            for (int i = 0; i < 5; i++) {
+                first.chat("restarted", "window", script.get(i).user());
+            }
+            JsonNode before = first.get("/api/sessions/restarted").get("summaries");
+            assertThat(before.has("summary")).isTrue();
+
+            // when: the app is started again on the same folder
+            first.close();
+            try (WebChatApp second = new WebChatApp(first.directory())) {
+                JsonNode after = second.get("/api/sessions/restarted");
+
+                // then: no request of this run, and the same summaries, read from the store
+                assertThat(after.get("exchanges")).isEmpty();
+                assertThat(after.get("summaries")).isEqualTo(before);
+            }
+        }
+    }
+
+    @Test
     void should_reject_a_bad_session_name_when_it_could_escape_its_folder() throws Exception {
         assertThat(app.post("/api/chat", Map.of("session", "../x", "strategy", "window", "message", "hi")).statusCode())
                 .isEqualTo(400);

@@ -7,6 +7,7 @@ import io.github.memorypack.micrometer.MemoryPackMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -119,70 +120,34 @@ public class MemoryPackAutoConfiguration {
 
     /**
      * Where the auto-configured Redis store connects, as Spring Boot's Redis connection details bean
-     * gives it. The starter of each Spring Boot generation defines a bean of this type that reads its
+     * gives it. The starter of each Spring Boot generation defines a bean of this type from its
      * generation's details bean ({@code RedisConnectionDetails} in 3.5, {@code DataRedisConnectionDetails}
      * in 4.x: Spring Data Redis' auto-configuration, Docker Compose and Testcontainers define one); when
      * there is one, the store connects where it says instead of where {@code spring.data.redis.*} says.
-     * Applications do not implement it.
+     * Applications do not need it.
+     *
+     * @param username         the ACL user name, or {@code null} for the default user
+     * @param password         the password, or {@code null} for none
+     * @param host             the standalone server's host (ignored for a cluster)
+     * @param port             the standalone server's port (ignored for a cluster)
+     * @param database         the standalone server's database index (ignored for a cluster)
+     * @param clusterNodes     {@code host:port} of each seed node of a Redis Cluster, or empty for a
+     *                         standalone server
+     * @param sslBundle        the SSL bundle to connect with, or {@code null} for plain TCP
+     * @param unsupportedSetup what the details describe when the store cannot connect to it ("Redis
+     *                         Sentinel"), else {@code null}
      */
-    public interface RedisConnection {
+    public record RedisConnection(String username, String password, String host, int port, int database,
+                                  List<String> clusterNodes, SslBundle sslBundle, String unsupportedSetup) {
 
         /**
-         * The user name.
+         * Copies the node list.
          *
-         * @return the ACL user name, or {@code null} for the default user
+         * @throws NullPointerException if {@code clusterNodes} is {@code null}
          */
-        String username();
-
-        /**
-         * The password.
-         *
-         * @return the password, or {@code null} for none
-         */
-        String password();
-
-        /**
-         * The standalone server's host.
-         *
-         * @return the host (ignored for a cluster)
-         */
-        String host();
-
-        /**
-         * The standalone server's port.
-         *
-         * @return the port (ignored for a cluster)
-         */
-        int port();
-
-        /**
-         * The standalone server's database.
-         *
-         * @return the database index (ignored for a cluster)
-         */
-        int database();
-
-        /**
-         * The nodes of a Redis Cluster.
-         *
-         * @return {@code host:port} of each seed node, or an empty list for a standalone server
-         */
-        List<String> clusterNodes();
-
-        /**
-         * The TLS settings.
-         *
-         * @return the SSL bundle to connect with, or {@code null} for plain TCP
-         */
-        org.springframework.boot.ssl.SslBundle sslBundle();
-
-        /**
-         * A setup the store cannot connect to.
-         *
-         * @return what the details describe when the store does not support it ("Redis Sentinel"), else
-         *         {@code null}
-         */
-        String unsupportedSetup();
+        public RedisConnection {
+            clusterNodes = List.copyOf(clusterNodes);
+        }
     }
 
     /** The Micrometer binding. */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import javax.sql.DataSource;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
@@ -104,8 +105,18 @@ final class SessionStores {
             if (spring.getConnectTimeout() != null) {
                 builder.connectTimeout(spring.getConnectTimeout());
             }
-            MemoryPackAutoConfiguration.RedisConnection details =
-                    beans.getBeanProvider(MemoryPackAutoConfiguration.RedisConnection.class).getIfUnique();
+            MemoryPackAutoConfiguration.RedisConnection details;
+            try {
+                details = beans.getBeanProvider(MemoryPackAutoConfiguration.RedisConnection.class).getIfUnique();
+            } catch (BeansException e) {
+                // reading Spring Boot's details fails on an SSL bundle they name and the application lacks
+                NoSuchSslBundleException missing = org.springframework.core.NestedExceptionUtils.getMostSpecificCause(e)
+                        instanceof NoSuchSslBundleException n ? n : null;
+                if (missing == null) {
+                    throw e;
+                }
+                throw noSuchBundle(missing.getBundleName(), missing);
+            }
             String where = details != null ? connect(builder, details) : connect(builder, spring, beans);
             try {
                 return builder.build();
@@ -171,12 +182,7 @@ final class SessionStores {
                         + details.unsupportedSetup() + ", which the Redis store does not support",
                         "Point the store at a standalone Redis server or a Redis Cluster.");
             }
-            SslBundle ssl;
-            try {
-                ssl = details.sslBundle();
-            } catch (NoSuchSslBundleException e) {
-                throw noSuchBundle(e.getBundleName(), e);
-            }
+            SslBundle ssl = details.sslBundle();
             if (details.clusterNodes().isEmpty()) {
                 builder.uri(uri(ssl != null, details.username(), details.password(), details.host(), details.port(),
                         details.database()));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.memorypack.redis.RedisSessionStore;
 import org.junit.jupiter.api.AfterAll;
+import org.springframework.util.ClassUtils;
 import redis.clients.jedis.Jedis;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,6 +37,11 @@ class RedisStoreStarterTest extends StarterConversationTest {
 
     @Override
     void thenAlso(String ana) {
+        // with Spring Data Redis on the class path (the Boot 4 starter's tests have it), through Spring Boot's
+        // connection details bean; without it (the Boot 3.5 starter's), through spring.data.redis.* itself
+        boolean springDataRedis = ClassUtils.isPresent("org.springframework.data.redis.core.RedisOperations", null);
+        assertThat(context.getBeanProvider(MemoryPackAutoConfiguration.RedisConnection.class).getIfAvailable())
+                .as("the connection details on %s", BootGeneration.NAME).matches(c -> (c != null) == springDataRedis);
         // the session is in the Redis that spring.data.redis.* names, under the configured key prefix
         try (Jedis jedis = new Jedis("127.0.0.1", REDIS.port())) {
             assertThat(jedis.keys("*" + ana + "*")).isNotEmpty()

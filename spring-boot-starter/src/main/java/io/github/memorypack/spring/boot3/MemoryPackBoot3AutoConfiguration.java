@@ -11,9 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 
 /**
  * What {@link MemoryPackAutoConfiguration} needs from Spring Boot 3.5 in particular: the health
@@ -63,57 +63,25 @@ class MemoryPackBoot3AutoConfiguration {
         }
 
         /**
-         * Where the auto-configured Redis store connects: what the details bean says.
+         * Where the auto-configured Redis store connects: what the details bean says. Lazy: read when the
+         * store is created, which reports what the details cannot give (an SSL bundle they name and the
+         * application lacks).
          *
          * @param details Spring Boot's Redis connection details bean
-         * @return the connection, read from {@code details} whenever the store is created
+         * @return the connection the details describe
          */
         @Bean
+        @Lazy
         @ConditionalOnMissingBean
         MemoryPackAutoConfiguration.RedisConnection memoryPackRedisConnection(RedisConnectionDetails details) {
-            return new MemoryPackAutoConfiguration.RedisConnection() {
-                @Override
-                public String username() {
-                    return details.getUsername();
-                }
-
-                @Override
-                public String password() {
-                    return details.getPassword();
-                }
-
-                @Override
-                public String host() {
-                    return details.getStandalone().getHost();
-                }
-
-                @Override
-                public int port() {
-                    return details.getStandalone().getPort();
-                }
-
-                @Override
-                public int database() {
-                    return details.getStandalone().getDatabase();
-                }
-
-                @Override
-                public List<String> clusterNodes() {
-                    return details.getCluster() == null ? List.of()
-                            : details.getCluster().getNodes().stream().map(n -> n.host() + ":" + n.port()).toList();
-                }
-
-                @Override
-                public SslBundle sslBundle() {
-                    return details.getCluster() != null ? details.getCluster().getSslBundle()
-                            : details.getStandalone().getSslBundle();
-                }
-
-                @Override
-                public String unsupportedSetup() {
-                    return details.getSentinel() != null ? "Redis Sentinel" : null;
-                }
-            };
+            RedisConnectionDetails.Standalone standalone = details.getStandalone();
+            RedisConnectionDetails.Cluster cluster = details.getCluster();
+            return new MemoryPackAutoConfiguration.RedisConnection(details.getUsername(), details.getPassword(),
+                    standalone == null ? null : standalone.getHost(), standalone == null ? 0 : standalone.getPort(),
+                    standalone == null ? 0 : standalone.getDatabase(), cluster == null ? List.of()
+                    : cluster.getNodes().stream().map(n -> n.host() + ":" + n.port()).toList(),
+                    cluster != null ? cluster.getSslBundle() : standalone == null ? null : standalone.getSslBundle(),
+                    details.getSentinel() != null ? "Redis Sentinel" : null);
         }
     }
 }

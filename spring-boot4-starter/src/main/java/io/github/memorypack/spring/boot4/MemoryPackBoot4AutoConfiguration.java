@@ -11,9 +11,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 
 /**
  * What {@link MemoryPackAutoConfiguration} needs from Spring Boot 4 in particular: the health
@@ -63,57 +63,25 @@ class MemoryPackBoot4AutoConfiguration {
         }
 
         /**
-         * Where the auto-configured Redis store connects: what the details bean says.
+         * Where the auto-configured Redis store connects: what the details bean says. Lazy: read when the
+         * store is created, which reports what the details cannot give (an SSL bundle they name and the
+         * application lacks).
          *
          * @param details Spring Boot's Redis connection details bean
-         * @return the connection, read from {@code details} whenever the store is created
+         * @return the connection the details describe
          */
         @Bean
+        @Lazy
         @ConditionalOnMissingBean
         MemoryPackAutoConfiguration.RedisConnection memoryPackRedisConnection(DataRedisConnectionDetails details) {
-            return new MemoryPackAutoConfiguration.RedisConnection() {
-                @Override
-                public String username() {
-                    return details.getUsername();
-                }
-
-                @Override
-                public String password() {
-                    return details.getPassword();
-                }
-
-                @Override
-                public String host() {
-                    return details.getStandalone().getHost();
-                }
-
-                @Override
-                public int port() {
-                    return details.getStandalone().getPort();
-                }
-
-                @Override
-                public int database() {
-                    return details.getStandalone().getDatabase();
-                }
-
-                @Override
-                public List<String> clusterNodes() {
-                    return details.getCluster() == null ? List.of()
-                            : details.getCluster().getNodes().stream().map(n -> n.host() + ":" + n.port()).toList();
-                }
-
-                @Override
-                public SslBundle sslBundle() {
-                    return details.getSslBundle();
-                }
-
-                @Override
-                public String unsupportedSetup() {
-                    return details.getSentinel() != null ? "Redis Sentinel"
-                            : details.getMasterReplica() != null ? "a static master/replica setup" : null;
-                }
-            };
+            DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+            DataRedisConnectionDetails.Cluster cluster = details.getCluster();
+            return new MemoryPackAutoConfiguration.RedisConnection(details.getUsername(), details.getPassword(),
+                    standalone == null ? null : standalone.getHost(), standalone == null ? 0 : standalone.getPort(),
+                    standalone == null ? 0 : standalone.getDatabase(), cluster == null ? List.of()
+                    : cluster.getNodes().stream().map(n -> n.host() + ":" + n.port()).toList(), details.getSslBundle(),
+                    details.getSentinel() != null ? "Redis Sentinel"
+                            : details.getMasterReplica() != null ? "a static master/replica setup" : null);
         }
     }
 }

@@ -20,6 +20,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import redis.clients.jedis.HostAndPort;
@@ -110,7 +111,7 @@ final class SessionStores {
                 details = beans.getBeanProvider(MemoryPackAutoConfiguration.RedisConnection.class).getIfUnique();
             } catch (BeansException e) {
                 // reading Spring Boot's details fails on an SSL bundle they name and the application lacks
-                NoSuchSslBundleException missing = org.springframework.core.NestedExceptionUtils.getMostSpecificCause(e)
+                NoSuchSslBundleException missing = NestedExceptionUtils.getMostSpecificCause(e)
                         instanceof NoSuchSslBundleException n ? n : null;
                 if (missing == null) {
                     throw e;

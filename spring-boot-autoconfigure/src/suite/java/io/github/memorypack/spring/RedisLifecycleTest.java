@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.ssl.DefaultSslBundleRegistry;
 import org.springframework.boot.ssl.SslBundle;
@@ -73,7 +74,7 @@ class RedisLifecycleTest {
             BootGeneration.withRedisConnectionDetails(new ApplicationContextRunner()
                     .withConfiguration(Starters.memoryPack())
                     .withPropertyValues("memory-pack.store.type=redis", "spring.data.redis.port=1",
-                            "memory-pack.store.redis.retry-duration=0s"), "127.0.0.1", redis.port())
+                            "memory-pack.store.redis.retry-duration=0s"), "127.0.0.1", redis.port(), null)
                     .run(context -> {
                         // when
                         context.getBean(ChatMemoryProvider.class).get("ada").add(UserMessage.from("hi"));
@@ -87,22 +88,8 @@ class RedisLifecycleTest {
     @Test
     void should_use_the_ssl_bundle_that_spring_data_redis_ssl_bundle_names() {
         // given: the application's SSL bundle for Redis (its own trust store, say), named by Spring's property
-        java.util.concurrent.atomic.AtomicInteger contexts = new java.util.concurrent.atomic.AtomicInteger();
-        SslBundle system = SslBundle.systemDefault();
-        SslBundle counted = SslBundle.of(system.getStores(), system.getKey(), system.getOptions(), system.getProtocol(),
-                new SslManagerBundle() {
-                    @Override
-                    public javax.net.ssl.KeyManagerFactory getKeyManagerFactory() {
-                        contexts.incrementAndGet();
-                        return system.getManagers().getKeyManagerFactory();
-                    }
-
-                    @Override
-                    public javax.net.ssl.TrustManagerFactory getTrustManagerFactory() {
-                        return system.getManagers().getTrustManagerFactory();
-                    }
-                });
-        DefaultSslBundleRegistry bundles = new DefaultSslBundleRegistry("redis-tls", counted);
+        AtomicInteger contexts = new AtomicInteger();
+        DefaultSslBundleRegistry bundles = new DefaultSslBundleRegistry("redis-tls", counted(contexts));
         new ApplicationContextRunner()
                 .withConfiguration(Starters.memoryPack())
                 .withBean(SslBundles.class, () -> bundles)
@@ -114,6 +101,41 @@ class RedisLifecycleTest {
 
                     // then: the store's TLS context came from the bundle
                     assertThat(contexts).hasPositiveValue();
+                });
+    }
+
+    @Test
+    void should_use_the_ssl_bundle_of_the_connection_details_when_they_give_one() {
+        // given: Spring Boot's connection details with an SSL bundle (as a TLS service connection has it)
+        AtomicInteger contexts = new AtomicInteger();
+        BootGeneration.withRedisConnectionDetails(new ApplicationContextRunner()
+                        .withConfiguration(Starters.memoryPack())
+                        .withPropertyValues("memory-pack.store.type=redis"), "127.0.0.1", 1, counted(contexts))
+                .run(context -> {
+                    // when
+                    context.getBean(SessionStore.class);
+
+                    // then: the store's TLS context came from the details' bundle
+                    assertThat(context).hasSingleBean(MemoryPackAutoConfiguration.RedisConnection.class);
+                    assertThat(contexts).hasPositiveValue();
+                });
+    }
+
+    /** The JVM's default SSL bundle, counting the TLS contexts made from it. */
+    private static SslBundle counted(AtomicInteger contexts) {
+        SslBundle system = SslBundle.systemDefault();
+        return SslBundle.of(system.getStores(), system.getKey(), system.getOptions(), system.getProtocol(),
+                new SslManagerBundle() {
+                    @Override
+                    public javax.net.ssl.KeyManagerFactory getKeyManagerFactory() {
+                        contexts.incrementAndGet();
+                        return system.getManagers().getKeyManagerFactory();
+                    }
+
+                    @Override
+                    public javax.net.ssl.TrustManagerFactory getTrustManagerFactory() {
+                        return system.getManagers().getTrustManagerFactory();
+                    }
                 });
     }
 }

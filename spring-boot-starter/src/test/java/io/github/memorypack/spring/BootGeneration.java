@@ -12,6 +12,7 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -57,12 +58,16 @@ final class BootGeneration {
         return shown == null ? null : shown.getStatus().getCode();
     }
 
-    /** {@code runner} with Spring Boot's Redis connection details bean of a standalone server at {@code host:port}. */
-    static ApplicationContextRunner withRedisConnectionDetails(ApplicationContextRunner runner, String host, int port) {
+    /**
+     * {@code runner} with Spring Boot's Redis connection details bean of a standalone server at
+     * {@code host:port}, over TLS with {@code ssl} unless it is {@code null}.
+     */
+    static ApplicationContextRunner withRedisConnectionDetails(ApplicationContextRunner runner, String host, int port,
+                                                               SslBundle ssl) {
         return runner.withBean(RedisConnectionDetails.class, () -> new RedisConnectionDetails() {
             @Override
             public Standalone getStandalone() {
-                return Standalone.of(host, port);
+                return Standalone.of(host, port, ssl);
             }
         });
     }

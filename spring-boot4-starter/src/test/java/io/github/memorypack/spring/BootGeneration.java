@@ -12,6 +12,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -57,12 +58,21 @@ final class BootGeneration {
         return shown == null ? null : shown.getStatus().getCode();
     }
 
-    /** {@code runner} with Spring Boot's Redis connection details bean of a standalone server at {@code host:port}. */
-    static ApplicationContextRunner withRedisConnectionDetails(ApplicationContextRunner runner, String host, int port) {
+    /**
+     * {@code runner} with Spring Boot's Redis connection details bean of a standalone server at
+     * {@code host:port}, over TLS with {@code ssl} unless it is {@code null}.
+     */
+    static ApplicationContextRunner withRedisConnectionDetails(ApplicationContextRunner runner, String host, int port,
+                                                               SslBundle ssl) {
         return runner.withBean(DataRedisConnectionDetails.class, () -> new DataRedisConnectionDetails() {
             @Override
             public Standalone getStandalone() {
                 return Standalone.of(host, port);
+            }
+
+            @Override
+            public SslBundle getSslBundle() {
+                return ssl;
             }
         });
     }

@@ -53,8 +53,11 @@ class PublishedSurfaceTest {
                 "recall.RecallContentRetriever", "recall.RecallTool");
         add("micrometer", "io.github.memorypack.micrometer.MemoryPackMetrics",
                 "micrometer.MemoryPackMetrics");
-        add("spring-boot-starter", "io.github.memorypack.spring.MemoryPackAutoConfiguration",
+        add("spring-boot-autoconfigure", "io.github.memorypack.spring.MemoryPackAutoConfiguration",
                 "spring.MemoryPackAutoConfiguration", "spring.MemoryPackProperties");
+        // each Spring Boot generation's starter: its auto-configuration is package-private, nothing is public
+        add("spring-boot-starter", "io.github.memorypack.spring.boot3.MemoryPackBoot3AutoConfiguration");
+        add("spring-boot4-starter", "io.github.memorypack.spring.boot4.MemoryPackBoot4AutoConfiguration");
         add("testkit", "io.github.memorypack.testkit.SessionStoreContract",
                 "testkit.SessionStoreContract", "testkit.MutableClock", "testkit.SampleMessages",
                 "testkit.OpenAiTestServer");

@@ -4,6 +4,7 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -185,6 +186,29 @@ public interface SessionStore extends ChatMemoryStore {
      * @return the ids of all sessions that have entries or state, sorted
      */
     List<String> sessions();
+
+    /**
+     * The memory ids of all sessions, as the application gave them to its memories (or to
+     * {@link #updateMessages}): for each of {@link #sessions()}, {@link SessionIds#memoryId}. A memory id
+     * comes back as its text ({@code String.valueOf}: {@code 42L} as {@code "42"}, which is the same
+     * conversation), so {@code alice@example.com} is listed as {@code alice@example.com}, not as its session
+     * id {@code ~YWxp…}. A memory id too long to encode comes back from the session's state, where every
+     * memory keeps it; a session written by session id alone ({@link #append}) whose memory id nobody
+     * recorded is listed by its session id.
+     *
+     * <p>Reads the state of those hashed sessions only; otherwise costs what {@link #sessions()} costs.
+     *
+     * @return the memory ids' texts, sorted
+     * @throws StoreException if the store cannot be read
+     */
+    default List<String> memoryIds() {
+        List<String> memoryIds = new ArrayList<>();
+        for (String sessionId : sessions()) {
+            memoryIds.add(SessionIds.memoryId(this, sessionId));
+        }
+        Collections.sort(memoryIds);
+        return Collections.unmodifiableList(memoryIds);
+    }
 
     /**
      * Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing.

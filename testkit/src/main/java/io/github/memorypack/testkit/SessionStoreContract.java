@@ -9,6 +9,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
@@ -591,6 +592,34 @@ public abstract class SessionStoreContract {
         store.delete("never-existed");
 
         assertThat(store.sessions()).containsExactly("A-2", "a.1", "c_state_only");
+    }
+
+    @Test
+    void should_list_memory_ids_as_the_application_gave_them_when_sessions_were_written_under_any_id() {
+        // given: sessions under a plain id, ids that need encoding, a number, and an id too long to encode
+        // (written through LangChain4j's ChatMemoryStore methods, which take the memory id itself)
+        String tooLong = "tenant:42/" + "Zoë ".repeat(40);
+        List<Object> memoryIds = List.of("plain-id", "alice@example.com", "Zoë", 42L, tooLong, "tenant:42/chat");
+        for (Object memoryId : memoryIds) {
+            store.updateMessages(memoryId, List.of(UserMessage.from("hi " + memoryId)));
+        }
+        // and one written by session id alone: a hashed session id whose memory id nobody recorded
+        String unknownHash = SessionIds.of("x".repeat(200));
+        store.append(unknownHash, entries("a"));
+
+        // when
+        List<String> listed = store.memoryIds();
+
+        // then: each memory id's text once, sorted; sessions() has the session ids the store keys by
+        List<String> expected = new ArrayList<>(List.of("plain-id", "alice@example.com", "Zoë", "42", tooLong,
+                "tenant:42/chat", unknownHash));
+        Collections.sort(expected);
+        assertThat(listed).containsExactlyElementsOf(expected);
+        assertThat(store.sessions()).hasSize(expected.size()).contains("plain-id", "42", unknownHash)
+                .doesNotContain("alice@example.com", "Zoë", tooLong);
+
+        store.deleteMessages("Zoë");
+        assertThat(store.memoryIds()).hasSize(expected.size() - 1).doesNotContain("Zoë");
     }
 
     @Test

@@ -120,10 +120,10 @@ final class ChatService implements AutoCloseable {
         return mode;
     }
 
-    /** The sessions in the store, sorted. */
+    /** The sessions in the store, by the names they were created with (the memory ids' own text), sorted. */
     List<String> sessions() {
         String suffix = "." + Strategy.BUFFER.label();
-        return store.sessions().stream().filter(s -> s.endsWith(suffix))
+        return store.memoryIds().stream().filter(s -> s.endsWith(suffix))
                 .map(s -> s.substring(0, s.length() - suffix.length())).collect(Collectors.toCollection(TreeSet::new))
                 .stream().toList();
     }

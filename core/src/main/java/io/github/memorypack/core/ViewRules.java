@@ -207,7 +207,10 @@ final class ViewRules {
                 }
             }
         }
-        int budget = limit.value();
+        // AiServices adds the new question after it reads the view: a token limit leaves room for it
+        int room = limit.countsTokens() && limit.cuts() && dialogue.questionPending ? QuestionRoom.tokens(dialogue, this) : 0;
+        int budget = Math.max(1, limit.value() - room);
+        int low = Math.max(0, limit.low() - room);
         boolean anchored = false;
         if (limit.isChunked() && limit.cuts() && anchor >= 0) {
             long withAnchor = size;
@@ -216,7 +219,7 @@ final class ViewRules {
                     withAnchor += shown[t].size;
                 }
             }
-            if (withAnchor <= limit.value()) {
+            if (withAnchor <= budget) {
                 anchored = true; // the window keeps its start: consecutive requests share their prefix
                 for (int t = n - 2; t >= 0; t--) {
                     if (!selected[t] && turns.get(t).firstIndex >= anchor) {
@@ -228,7 +231,7 @@ final class ViewRules {
                     }
                 }
             } else {
-                budget = limit.low(); // over the limit: drop a whole chunk
+                budget = low; // over the limit: drop a whole chunk
             }
         }
         for (int t = n - 2; t >= 0 && !stopped && !anchored; t--) {
@@ -289,7 +292,7 @@ final class ViewRules {
                 size = recount(messages, sources, pinned, pinnedSize);
             }
         }
-        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.withinHorizon);
+        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.ownMissing);
         // where the contiguous run of shown turns that ends with the newest starts: a chunked window's anchor
         long cutIndex = -1;
         if (prelude != null) {
@@ -305,7 +308,7 @@ final class ViewRules {
 
         View.Tail tail = null;
         Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
-        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans
+        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
                 && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
                 && plain(turns, selected);
         if (extendable) {
@@ -318,7 +321,8 @@ final class ViewRules {
                     List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
-                selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex);
+                selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex, dialogue.hiddenRunning,
+                dialogue.hiddenAny);
     }
 
     /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */

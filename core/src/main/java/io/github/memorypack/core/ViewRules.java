@@ -194,11 +194,14 @@ final class ViewRules {
         boolean stopped = false;
         int selectedCount = 0;
         boolean olderOpen = false;
+        // AiServices adds the new question after it reads the view: a token limit leaves room for it, and
+        // then the newest turn is a closed one like the others (the question that must be sent is the new one)
+        boolean roomed = limit.countsTokens() && limit.cuts() && dialogue.questionPending;
         // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
         for (int t = n - 1; t >= 0; t--) {
             Dialogue.Turn turn = turns.get(t);
             shown[t] = shown(turn, limit);
-            if (t == n - 1 || !turn.done()) {
+            if ((t == n - 1 && !roomed) || !turn.done()) {
                 selected[t] = true;
                 selectedCount++;
                 size += shown[t].size;
@@ -207,21 +210,20 @@ final class ViewRules {
                 }
             }
         }
-        // AiServices adds the new question after it reads the view: a token limit leaves room for it
-        int room = limit.countsTokens() && limit.cuts() && dialogue.questionPending ? QuestionRoom.tokens(dialogue, this) : 0;
+        int room = roomed ? QuestionRoom.tokens(dialogue, this) : 0;
         int budget = Math.max(1, limit.value() - room);
         int low = Math.max(0, limit.low() - room);
         boolean anchored = false;
         if (limit.isChunked() && limit.cuts() && anchor >= 0) {
             long withAnchor = size;
-            for (int t = n - 2; t >= 0; t--) {
+            for (int t = n - 1; t >= 0; t--) {
                 if (!selected[t] && turns.get(t).firstIndex >= anchor) {
                     withAnchor += shown[t].size;
                 }
             }
             if (withAnchor <= budget) {
                 anchored = true; // the window keeps its start: consecutive requests share their prefix
-                for (int t = n - 2; t >= 0; t--) {
+                for (int t = n - 1; t >= 0; t--) {
                     if (!selected[t] && turns.get(t).firstIndex >= anchor) {
                         selected[t] = true;
                         selectedCount++;
@@ -234,7 +236,7 @@ final class ViewRules {
                 budget = low; // over the limit: drop a whole chunk
             }
         }
-        for (int t = n - 2; t >= 0 && !stopped && !anchored; t--) {
+        for (int t = n - 1; t >= 0 && !stopped && !anchored; t--) {
             if (selected[t]) {
                 continue;
             }
@@ -297,7 +299,7 @@ final class ViewRules {
         long cutIndex = -1;
         if (prelude != null) {
             cutIndex = dialogue.startIndex;
-        } else if (n > 0) {
+        } else if (n > 0 && selected[n - 1]) {
             int t0 = n - 1;
             while (t0 > 0 && selected[t0 - 1]) {
                 t0--;
@@ -308,7 +310,7 @@ final class ViewRules {
 
         View.Tail tail = null;
         Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
-        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
+        boolean extendable = selectedCount > 0 && selected[n - 1] && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
                 && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
                 && plain(turns, selected);
         if (extendable) {

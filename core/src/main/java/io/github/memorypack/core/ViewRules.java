@@ -194,14 +194,13 @@ final class ViewRules {
         boolean stopped = false;
         int selectedCount = 0;
         boolean olderOpen = false;
-        // AiServices adds the new question after it reads the view: a token limit leaves room for it, and
-        // then the newest turn is a closed one like the others (the question that must be sent is the new one)
+        // AiServices adds the new question after it reads the view: a token limit leaves room for it
         boolean roomed = limit.countsTokens() && limit.cuts() && dialogue.questionPending;
         // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
         for (int t = n - 1; t >= 0; t--) {
             Dialogue.Turn turn = turns.get(t);
             shown[t] = shown(turn, limit);
-            if ((t == n - 1 && !roomed) || !turn.done()) {
+            if (t == n - 1 || !turn.done()) {
                 selected[t] = true;
                 selectedCount++;
                 size += shown[t].size;

@@ -10,6 +10,7 @@ public class SessionBusyException extends MemoryPackException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The session that was busy. */
     private final String sessionId;
 
     /**

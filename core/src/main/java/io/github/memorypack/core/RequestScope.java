@@ -192,6 +192,11 @@ public final class RequestScope {
         return scope;
     }
 
+    /** This thread's own scope (no request id), whatever scope is active. */
+    static RequestScope threadScope() {
+        return THREAD.get();
+    }
+
     /** The active scope, or this thread's own (which has no request id). */
     static RequestScope activeOrThread() {
         RequestScope scope = active();
@@ -300,7 +305,7 @@ public final class RequestScope {
             if (turn.over) {
                 continue;
             }
-            SessionMemory memory = turn.memory.get();
+            SessionMemory memory = turn.memory();
             if (memory != null) {
                 memory.endTurn(turn);
             } else {

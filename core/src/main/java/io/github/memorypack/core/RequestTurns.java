@@ -37,16 +37,28 @@ final class RequestTurns {
     private final boolean unscoped;
     private SendGate.RunningTurn own;
     private boolean ownKnown;
+    private long now = Long.MIN_VALUE;
     private boolean attributed;
-    private List<SendGate.RunningTurn> started;
-    private List<SendGate.RunningTurn> closing;
+    // what this call's append starts and closes: one turn each, nearly always (a list only for more)
+    private SendGate.RunningTurn started;
+    private List<SendGate.RunningTurn> moreStarted;
+    private SendGate.RunningTurn closing;
+    private List<SendGate.RunningTurn> moreClosing;
 
     private RequestTurns(SessionMemory memory) {
         this.memory = memory;
         RequestScope active = RequestScope.active();
         this.unscoped = active == null;
-        this.scope = active != null ? active : RequestScope.activeOrThread();
+        this.scope = active != null ? active : RequestScope.threadScope();
         this.gate = memory.gate();
+    }
+
+    /** The memory clock's time of this call, read once. */
+    private long now() {
+        if (now == Long.MIN_VALUE) {
+            now = memory.clock().millis();
+        }
+        return now;
     }
 
     /** The caller of the current memory call. */
@@ -62,13 +74,12 @@ final class RequestTurns {
     SendGate.RunningTurn own() {
         if (!ownKnown) {
             ownKnown = true;
-            long now = memory.clock().millis();
             long timeout = memory.openTurnTimeoutMillis();
             SendGate.RunningTurn turn = scope.running(gate);
-            if (turn != null && turn.live(now, timeout) && turn.ownedBy(scope)) {
+            if (turn != null && turn.live(now(), timeout) && turn.ownedBy(scope)) {
                 own = turn;
             } else if (unscoped) {
-                own = gate.helped(Thread.currentThread(), now, timeout);
+                own = gate.helped(Thread.currentThread(), now(), timeout);
                 attributed = own != null;
             }
         }
@@ -127,10 +138,10 @@ final class RequestTurns {
             own = last;
             boolean answer = message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests();
             if (last.over && !answer && !(message instanceof dev.langchain4j.data.message.ToolExecutionResultMessage)) {
-                gate.reopen(last, memory.clock().millis());
+                gate.reopen(last, now());
             }
         } else if (turn == null && unscoped && !(message instanceof SystemMessage)) {
-            turn = gate.attribute(Thread.currentThread(), memory.clock().millis(), memory.openTurnTimeoutMillis(),
+            turn = gate.attribute(Thread.currentThread(), now(), memory.openTurnTimeoutMillis(),
                     message.type().toString().toLowerCase(java.util.Locale.ROOT) + " message");
             if (turn != null) {
                 own = turn;
@@ -143,7 +154,7 @@ final class RequestTurns {
             }
         }
         if (turn != null) {
-            turn.lastMillis = memory.clock().millis();
+            turn.lastMillis = now();
             if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
                 closing(turn);
             }
@@ -159,17 +170,20 @@ final class RequestTurns {
 
     /** The append is stored: the turns it closed (or ended with a new question) stop running. */
     void stored() {
-        if (closing != null) {
-            for (SendGate.RunningTurn turn : closing) {
-                gate.finish(turn);
-            }
-        }
+        finish(closing, moreClosing);
     }
 
     /** The append failed: the turns it started never ran. */
     void failed() {
-        if (started != null) {
-            for (SendGate.RunningTurn turn : started) {
+        finish(started, moreStarted);
+    }
+
+    private void finish(SendGate.RunningTurn first, List<SendGate.RunningTurn> more) {
+        if (first != null) {
+            gate.finish(first);
+        }
+        if (more != null) {
+            for (SendGate.RunningTurn turn : more) {
                 gate.finish(turn);
             }
         }
@@ -177,9 +191,13 @@ final class RequestTurns {
 
     private void closing(SendGate.RunningTurn turn) {
         if (closing == null) {
-            closing = new ArrayList<>(1);
+            closing = turn;
+        } else {
+            if (moreClosing == null) {
+                moreClosing = new ArrayList<>(1);
+            }
+            moreClosing.add(turn);
         }
-        closing.add(turn);
     }
 
     /**
@@ -194,12 +212,16 @@ final class RequestTurns {
         if (check && !memory.gatesInProcessOnly()) {
             awaitLog(sends, deadline);
         }
-        SendGate.RunningTurn turn = gate.admit(scope, turnId, memory, sends, check, deadline);
+        SendGate.RunningTurn turn = gate.admit(scope, turnId, memory, sends, check, deadline, now());
         scope.started(turn);
         if (started == null) {
-            started = new ArrayList<>(1);
+            started = turn;
+        } else {
+            if (moreStarted == null) {
+                moreStarted = new ArrayList<>(1);
+            }
+            moreStarted.add(turn);
         }
-        started.add(turn);
         return turn;
     }
 

@@ -46,10 +46,13 @@ final class SendGate {
         final RequestScope owner;
         final String requestId;
         final String attemptId;
+        // held weakly (a turn a failed request left running must not keep its store reachable), and only
+        // for the scopes the listeners end (a thread's own turns are never ended from outside)
         final WeakReference<SessionMemory> memory;
         volatile long lastMillis;
         volatile boolean over;
-        private final Set<Thread> helpers = ConcurrentHashMap.newKeySet(2);
+        // the threads that added to it without a scope; made when the first one does (guarded by the gate)
+        private volatile Set<Thread> helpers;
 
         RunningTurn(SendGate gate, String turn, RequestScope owner, SessionMemory memory, long nowMillis) {
             this.gate = gate;
@@ -57,8 +60,13 @@ final class SendGate {
             this.owner = owner;
             this.requestId = owner.requestId();
             this.attemptId = owner.attemptId();
-            this.memory = new WeakReference<>(memory);
+            this.memory = owner.threadConfined() ? null : new WeakReference<>(memory);
             this.lastMillis = nowMillis;
+        }
+
+        /** The memory that can write this turn's end, or null. */
+        SessionMemory memory() {
+            return memory == null ? null : memory.get();
         }
 
         /** True if it has not closed or ended and had a message within {@code timeoutMillis}. */
@@ -68,11 +76,12 @@ final class SendGate {
 
         /** True if threads other than its owner's added to it (its request went on to callback threads). */
         boolean moved() {
-            return !helpers.isEmpty();
+            return helpers != null;
         }
 
         boolean helpedBy(Thread thread) {
-            return helpers.contains(thread);
+            Set<Thread> threads = helpers;
+            return threads != null && threads.contains(thread);
         }
 
         /** True if {@code scope} is its owner or another attempt of the same request. */
@@ -90,17 +99,19 @@ final class SendGate {
      * Admits a request of {@code scope} whose user message is about to be appended, and registers its
      * new turn {@code turnId}: under {@code branch} at once; under {@code refuse} unless another
      * request's turn runs here; under {@code queue} once no other request's turn runs here, waiting
-     * until {@code deadlineNanos} (of {@link System#nanoTime()}). A turn of an earlier attempt of the
+     * until {@code deadlineNanos} (of {@link System#nanoTime()}); {@code nowMillis} is the memory clock's
+     * time of the call. A turn of an earlier attempt of the
      * same request stops running (the new attempt supersedes it).
      *
      * @throws SessionBusyException if another request's turn runs and the setting does not let this one in
      */
     synchronized RunningTurn admit(RequestScope scope, String turnId, SessionMemory memory, ConcurrentSends sends,
-                                   boolean checkOthers, long deadlineNanos) {
+                                   boolean checkOthers, long deadlineNanos, long nowMillis) {
         long timeout = memory.openTurnTimeoutMillis();
-        if (checkOthers && sends.mode() != ConcurrentSends.Mode.BRANCH) {
+        if (checkOthers && sends.mode() != ConcurrentSends.Mode.BRANCH && !running.isEmpty()) {
+            boolean waited = false;
             while (true) {
-                RunningTurn other = otherThan(scope, memory.clock().millis(), timeout);
+                RunningTurn other = otherThan(scope, waited ? memory.clock().millis() : nowMillis, timeout);
                 if (other == null) {
                     break;
                 }
@@ -109,9 +120,10 @@ final class SendGate {
                     throw busy(sends, other, memory.clock().millis());
                 }
                 pause(Math.min(remaining, MAX_PAUSE_NANOS));
+                waited = true;
             }
         }
-        if (scope.requestId() != null) {
+        if (scope.requestId() != null && !running.isEmpty()) {
             // an earlier attempt of the same request is superseded by this one: it no longer runs
             List<RunningTurn> superseded = null;
             for (RunningTurn turn : running.values()) {
@@ -130,7 +142,7 @@ final class SendGate {
                 changed();
             }
         }
-        RunningTurn turn = new RunningTurn(this, turnId, scope, memory, memory.clock().millis());
+        RunningTurn turn = new RunningTurn(this, turnId, scope, memory, nowMillis);
         running.put(turnId, turn);
         return turn;
     }
@@ -183,6 +195,9 @@ final class SendGate {
                     + " so that one request at a time runs on a session.");
         }
         if (only != null) {
+            if (only.helpers == null) {
+                only.helpers = ConcurrentHashMap.newKeySet(2);
+            }
             only.helpers.add(thread);
             only.lastMillis = nowMillis;
         }

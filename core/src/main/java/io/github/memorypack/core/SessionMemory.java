@@ -71,6 +71,7 @@ final class SessionMemory {
         final boolean calibrate;
         final ConcurrentSends sends;
         final SendGates gates;
+        final long openTurnTimeoutMillis;
 
         Shared(MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
             this.store = settings.store();
@@ -86,6 +87,7 @@ final class SessionMemory {
             this.calibrate = settings.calibrates();
             this.sends = settings.concurrentSends();
             this.gates = SendGates.of(store);
+            this.openTurnTimeoutMillis = openTurnTimeout.toMillis();
         }
 
         /** True if a memory made with these arguments would get the same shared settings. */
@@ -113,7 +115,7 @@ final class SessionMemory {
     }
 
     long openTurnTimeoutMillis() {
-        return shared.openTurnTimeout.toMillis();
+        return shared.openTurnTimeoutMillis;
     }
 
     /** A user message was added through this memory (so a later untagged message is worth a warning). */

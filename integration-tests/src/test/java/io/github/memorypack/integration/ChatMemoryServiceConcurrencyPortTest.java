@@ -79,30 +79,13 @@ class ChatMemoryServiceConcurrencyPortTest {
         ChatMemoryService service = new ChatMemoryService(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10)
                 .concurrentSends(ConcurrentSends.branch()).provider());
         int adds = 50;
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService executor = Executors.newFixedThreadPool(THREADS);
 
         // when
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                done.add(executor.submit(() -> {
-                    await(start);
-                    ChatMemory memory = service.getOrCreateChatMemory("shared");
-                    for (int i = 0; i < adds; i++) {
-                        memory.add(UserMessage.from(thread + ":" + i));
-                    }
-                    return null;
-                }));
+        onEveryThread(service, (memory, thread) -> {
+            for (int i = 0; i < adds; i++) {
+                memory.add(UserMessage.from(thread + ":" + i));
             }
-            start.countDown();
-            for (Future<?> future : done) {
-                future.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            executor.shutdownNow();
-        }
+        });
 
         // then
         List<Entry> log = store.read("shared", 0, Integer.MAX_VALUE);
@@ -129,21 +112,37 @@ class ChatMemoryServiceConcurrencyPortTest {
         ChatMemoryService service = new ChatMemoryService(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10)
                 .provider());
         int turns = 20;
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService executor = Executors.newFixedThreadPool(THREADS);
 
         // when: each thread sends whole turns, as a blocking request does
+        onEveryThread(service, (memory, thread) -> {
+            for (int i = 0; i < turns; i++) {
+                memory.add(UserMessage.from(thread + ":" + i));
+                memory.add(AiMessage.from("answer " + thread + ":" + i));
+            }
+        });
+
+        // then: every message is kept, and no question is followed by another request's question or answer
+        List<Entry> log = store.read("shared", 0, Integer.MAX_VALUE);
+        assertThat(log).hasSize(THREADS * turns * 2);
+        for (int i = 0; i < log.size(); i += 2) {
+            String question = ((UserMessage) log.get(i).message()).singleText();
+            assertThat(((AiMessage) log.get(i + 1).message()).text()).as("the entry after question %s", question)
+                    .isEqualTo("answer " + question);
+        }
+    }
+
+    /** Runs {@code work} on {@value #THREADS} threads at once, each with the service's memory "shared" and its number. */
+    private static void onEveryThread(ChatMemoryService service,
+                                      java.util.function.BiConsumer<ChatMemory, Integer> work) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService executor = Executors.newFixedThreadPool(THREADS);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
                 int thread = t;
                 done.add(executor.submit(() -> {
                     await(start);
-                    ChatMemory memory = service.getOrCreateChatMemory("shared");
-                    for (int i = 0; i < turns; i++) {
-                        memory.add(UserMessage.from(thread + ":" + i));
-                        memory.add(AiMessage.from("answer " + thread + ":" + i));
-                    }
+                    work.accept(service.getOrCreateChatMemory("shared"), thread);
                     return null;
                 }));
             }
@@ -153,15 +152,6 @@ class ChatMemoryServiceConcurrencyPortTest {
             }
         } finally {
             executor.shutdownNow();
-        }
-
-        // then: every message is kept, and no question is followed by another request's question or answer
-        List<Entry> log = store.read("shared", 0, Integer.MAX_VALUE);
-        assertThat(log).hasSize(THREADS * turns * 2);
-        for (int i = 0; i < log.size(); i += 2) {
-            String question = ((UserMessage) log.get(i).message()).singleText();
-            assertThat(((AiMessage) log.get(i + 1).message()).text()).as("the entry after question %s", question)
-                    .isEqualTo("answer " + question);
         }
     }
 

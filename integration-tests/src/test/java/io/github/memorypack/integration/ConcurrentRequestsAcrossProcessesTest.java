@@ -4,8 +4,6 @@ import static io.github.memorypack.integration.PathAssertions.assertKept;
 import static io.github.memorypack.integration.PathAssertions.assertState;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.integration.TwoRequests.Hold;
 import io.github.memorypack.integration.TwoRequests.Setting;
 import io.github.memorypack.integration.TwoRequests.Step;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -51,15 +48,9 @@ class ConcurrentRequestsAcrossProcessesTest extends ShopTestBase {
         // given
         Path folder = dir.resolve("file-store");
         store = io.github.memorypack.core.file.FileSessionStore.of(folder);
-        Hold hold = new Hold(step, tools);
-        server.answerWith(hold.around(new Shop.Brain()));
-        Shop.Assistant assistant = Shop.assistant(server, strategy.provider(store, setting.sends), tools).build();
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int first = server.requestCount() + 1;
-        int checksBefore = tools.stockItems.size();
-        hold.arm();
+        TwoRequests.Pair pair = TwoRequests.Pair.warmedUp(this, strategy, setting, step);
+        Hold hold = pair.hold();
+        Shop.Assistant assistant = pair.assistant();
         FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
         new Thread(a, "request A").start();
         Process b = null;
@@ -95,9 +86,9 @@ class ConcurrentRequestsAcrossProcessesTest extends ShopTestBase {
 
         // then
         String verdict = outputB.get(0);
-        List<String> toolItems = new ArrayList<>(tools.stockItems.subList(checksBefore, tools.stockItems.size()));
+        List<String> toolItems = pair.checks(tools);
         outputB.stream().filter(line -> line.startsWith("TOOL ")).map(line -> line.substring(5)).forEach(toolItems::add);
-        List<Request> requests = requestsFrom(first);
+        List<Request> requests = requestsFrom(pair.firstRequest());
         TwoRequests.assertEachRequestKeepsToItsOwnTurn(requests, toolItems, setting);
         switch (setting) {
             case QUEUE -> {
@@ -116,8 +107,8 @@ class ConcurrentRequestsAcrossProcessesTest extends ShopTestBase {
                         .noneMatch(line -> line.contains(TwoRequests.A) || line.contains(TwoRequests.A_ITEM)));
             }
         }
-        assertKept(before, log());
-        assertState(store, SESSION, summary);
+        assertKept(pair.before(), log());
+        assertState(store, SESSION, pair.summary());
     }
 
     /** Copies the process's output lines into {@code lines} on a thread of its own. */

@@ -5,16 +5,13 @@ import static io.github.memorypack.integration.PathAssertions.assertState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionBusyException;
-import io.github.memorypack.core.Summary;
 import io.github.memorypack.integration.TwoRequests.Hold;
 import io.github.memorypack.integration.TwoRequests.Setting;
 import io.github.memorypack.integration.TwoRequests.Step;
 import io.github.memorypack.testkit.OpenAiTestServer.Request;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -56,15 +53,9 @@ class ConcurrentRequestsTest extends ShopTestBase {
             Strategy strategy, StoreKind kind, Setting setting, Step step) throws Exception {
         // given: the warm-up, then A held at the step
         open(kind);
-        Hold hold = new Hold(step, tools);
-        server.answerWith(hold.around(new Shop.Brain()));
-        Shop.Assistant assistant = Shop.assistant(server, strategy.provider(store, setting.sends), tools).build();
-        Shop.warmUp(assistant, SESSION);
-        List<Entry> before = log();
-        Optional<Summary> summary = store.state(SESSION).summary();
-        int first = server.requestCount() + 1;
-        int checksBefore = tools.stockItems.size();
-        hold.arm();
+        TwoRequests.Pair pair = TwoRequests.Pair.warmedUp(this, strategy, setting, step);
+        Hold hold = pair.hold();
+        Shop.Assistant assistant = pair.assistant();
         FutureTask<String> a = start("request A", () -> assistant.chat(SESSION, TwoRequests.A));
         FutureTask<String> b = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
         Throwable refused = null;
@@ -94,9 +85,8 @@ class ConcurrentRequestsTest extends ShopTestBase {
         String answerB = setting == Setting.REFUSE ? null : b.get(10, TimeUnit.SECONDS);
 
         // then
-        List<Request> requests = requestsFrom(first);
-        TwoRequests.assertEachRequestKeepsToItsOwnTurn(requests,
-                tools.stockItems.subList(checksBefore, tools.stockItems.size()), setting);
+        List<Request> requests = requestsFrom(pair.firstRequest());
+        TwoRequests.assertEachRequestKeepsToItsOwnTurn(requests, pair.checks(tools), setting);
         List<Request> ofA = TwoRequests.of(requests, TwoRequests.A);
         List<Request> ofB = TwoRequests.of(requests, TwoRequests.B);
         switch (setting) {
@@ -121,8 +111,8 @@ class ConcurrentRequestsTest extends ShopTestBase {
                         .noneMatch(line -> line.contains(TwoRequests.B) || line.contains(TwoRequests.B_ITEM)));
             }
         }
-        assertKept(before, log());
-        assertState(store, SESSION, summary);
+        assertKept(pair.before(), log());
+        assertState(store, SESSION, pair.summary());
     }
 
     private static FutureTask<String> start(String name, java.util.concurrent.Callable<String> request) {

@@ -121,13 +121,9 @@ class StreamingTest extends ShopTestBase {
     @EnumSource(value = Strategy.class, names = {"SUMMARY", "SUMMARY_BUFFER"})
     void should_count_every_request_with_the_reported_usage_when_streams_start_on_another_thread_and_one_is_retried(
             Strategy strategy) throws Exception {
-        // given: usage that differs per request, so a request charged to the wrong session shows
-        Shop.Brain brain = new Shop.Brain();
-        server.answerWith(request -> brain.apply(request).withUsage(100 + request.number(), 7));
-        open(StoreKind.IN_MEMORY);
+        // given: usage that differs per request (see accountedModel)
         TokenAccounting accounting = TokenAccounting.create();
-        OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.baseUrl()).apiKey("test-key")
-                .modelName("gpt-4o-mini").listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
+        OpenAiStreamingChatModel model = accountedModel(accounting);
         Shop.StreamingAssistant assistant = streamingAssistant(model, accountedProvider(strategy, accounting));
 
         for (String session : List.of("alice", "bob")) {
@@ -158,12 +154,8 @@ class StreamingTest extends ShopTestBase {
     void should_count_the_requests_it_cannot_charge_and_charge_no_other_session_when_streaming_without_the_listeners(
             Strategy strategy) throws Exception {
         // given: no RequestScope.aiServiceListeners(); streams started on another thread
-        Shop.Brain brain = new Shop.Brain();
-        server.answerWith(request -> brain.apply(request).withUsage(100 + request.number(), 7));
-        open(StoreKind.IN_MEMORY);
         TokenAccounting accounting = TokenAccounting.create();
-        OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.baseUrl()).apiKey("test-key")
-                .modelName("gpt-4o-mini").listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
+        OpenAiStreamingChatModel model = accountedModel(accounting);
         Shop.StreamingAssistant assistant = AiServices.builder(Shop.StreamingAssistant.class).streamingChatModel(model)
                 .chatMemoryProvider(accountedProvider(strategy, accounting)).tools(tools).maxToolCallingRoundTrips(10)
                 .build();
@@ -244,6 +236,18 @@ class StreamingTest extends ShopTestBase {
                     .rootCause().hasMessageContaining("RequestScope.aiServiceListeners()");
         }
         assertThat(log()).as("answers stored").noneMatch(e -> e.message() instanceof AiMessage);
+    }
+
+    /**
+     * Opens an in-memory store and a streaming model charging {@code accounting}; the server reports
+     * usage that differs per request, so a request charged to the wrong session shows.
+     */
+    private OpenAiStreamingChatModel accountedModel(TokenAccounting accounting) {
+        Shop.Brain brain = new Shop.Brain();
+        server.answerWith(request -> brain.apply(request).withUsage(100 + request.number(), 7));
+        open(StoreKind.IN_MEMORY);
+        return OpenAiStreamingChatModel.builder().baseUrl(server.baseUrl()).apiKey("test-key").modelName("gpt-4o-mini")
+                .listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
     }
 
     private ChatMemoryProvider accountedProvider(Strategy strategy, TokenAccounting accounting) {

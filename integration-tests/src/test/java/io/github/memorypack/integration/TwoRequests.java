@@ -123,6 +123,32 @@ final class TwoRequests {
         }
     }
 
+    /**
+     * The pair on a warmed-up session: the server answers through the hold, the assistant runs
+     * {@code strategy} under {@code setting} on the test's store, the warm-up has run, and what the
+     * session held then is kept to compare with; the hold is armed.
+     */
+    record Pair(Hold hold, Shop.Assistant assistant, List<io.github.memorypack.core.Entry> before,
+                java.util.Optional<io.github.memorypack.core.Summary> summary, int firstRequest, int checksBefore) {
+
+        static Pair warmedUp(ShopTestBase test, Strategy strategy, Setting setting, Step step) {
+            Hold hold = new Hold(step, test.tools);
+            test.server.answerWith(hold.around(new Shop.Brain()));
+            Shop.Assistant assistant = Shop.assistant(test.server, strategy.provider(test.store, setting.sends),
+                    test.tools).build();
+            Shop.warmUp(assistant, ShopTestBase.SESSION);
+            Pair pair = new Pair(hold, assistant, test.log(), test.store.state(ShopTestBase.SESSION).summary(),
+                    test.server.requestCount() + 1, test.tools.stockItems.size());
+            hold.arm();
+            return pair;
+        }
+
+        /** The stock checks since the warm-up. */
+        List<String> checks(Shop.Tools tools) {
+            return new ArrayList<>(tools.stockItems.subList(checksBefore, tools.stockItems.size()));
+        }
+    }
+
     /** Waits until {@code thread} waits in a memory's send gate (a queued request), or has ended. */
     static void awaitQueued(Thread thread) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -143,6 +143,14 @@ public class MemoryPackAutoConfiguration {
         /**
          * Copies the node list.
          *
+         * @param username         the ACL user name, or {@code null} for the default user
+         * @param password         the password, or {@code null} for none
+         * @param host             the standalone server's host (ignored for a cluster)
+         * @param port             the standalone server's port (ignored for a cluster)
+         * @param database         the standalone server's database index (ignored for a cluster)
+         * @param clusterNodes     {@code host:port} of each seed node, or empty for a standalone server
+         * @param sslBundle        the SSL bundle to connect with, or {@code null} for plain TCP
+         * @param unsupportedSetup what the details describe when the store cannot connect to it, else {@code null}
          * @throws NullPointerException if {@code clusterNodes} is {@code null}
          */
         public RedisConnection {

@@ -261,6 +261,23 @@ public final class BufferChatMemory implements ChatMemory {
         }
 
         /**
+         * What happens when a request starts on a session while another request's turn in it still
+         * runs: {@link ConcurrentSends#queue()} (the default: wait up to
+         * {@link ConcurrentSends#DEFAULT_MAX_WAIT} for it to close, then continue from it),
+         * {@link ConcurrentSends#refuse()} ({@link SessionBusyException} before any model call) or
+         * {@link ConcurrentSends#branch()} (run beside it from the last closed turn). Under every
+         * setting no request's view holds another request's running turn.
+         *
+         * @param concurrentSends the setting
+         * @return this builder
+         * @throws IllegalArgumentException if {@code concurrentSends} is null
+         */
+        public Builder concurrentSends(ConcurrentSends concurrentSends) {
+            settings.concurrentSends(concurrentSends);
+            return this;
+        }
+
+        /**
          * After this long without a new message, an open turn (a request that never got its answer)
          * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
          * Default 10 minutes.

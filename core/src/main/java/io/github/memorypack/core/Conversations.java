@@ -24,7 +24,8 @@ import java.util.Objects;
  * <p>Rules:
  * <ul>
  *   <li>Everything reads the session's full retained log, not a memory's view: a search finds what a
- *       window no longer shows.</li>
+ *       window no longer shows. Search, counts and history as text skip the memories' bookkeeping
+ *       records (clear, set and end records are no messages); export keeps them.</li>
  *   <li>Export/import documents hold the messages (LangChain4j's own JSON), token counts, metadata,
  *       original indices, ids and timestamps, and the state (system message, summary, attributes).
  *       On import the target store assigns new indices, ids and timestamps; a summary's covered range
@@ -235,7 +236,8 @@ public final class Conversations {
     }
 
     /**
-     * Entries whose readable text (every text part, tool calls and results, custom attributes) contains
+     * Messages of the full retained log (not the memories' bookkeeping records) whose readable text
+     * (every text part, tool calls and results, custom attributes) contains
      * {@code keyword}, ignoring case, oldest first.
      *
      * @param store the store
@@ -250,7 +252,7 @@ public final class Conversations {
         }
         String needle = keyword.toLowerCase(Locale.ROOT);
         List<Entry> found = new ArrayList<>();
-        for (Entry e : all(store, sessionId)) {
+        for (Entry e : messages(store, sessionId)) {
             if (ConversationText.text(e.message()).toLowerCase(Locale.ROOT).contains(needle)) {
                 found.add(e);
             }
@@ -259,7 +261,8 @@ public final class Conversations {
     }
 
     /**
-     * Messages and stored token counts by role; entries without a count are counted as such.
+     * Messages of the full retained log (not the memories' bookkeeping records) and their stored token
+     * counts by role; entries without a count are counted as such.
      *
      * @param store the store
      * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
@@ -281,7 +284,7 @@ public final class Conversations {
     public static Map<ChatMessageType, RoleCount> countByRole(SessionStore store, String sessionId,
                                                               TokenCountEstimator estimator) {
         Map<ChatMessageType, RoleCount> counts = new EnumMap<>(ChatMessageType.class);
-        for (Entry e : all(store, sessionId)) {
+        for (Entry e : messages(store, sessionId)) {
             long tokens = e.hasTokenCount() ? e.tokenCount()
                     : estimator == null ? -1 : estimator.estimateTokenCountInMessage(e.message());
             counts.merge(e.message().type(), new RoleCount(0, 0, 0).plus(tokens),
@@ -292,14 +295,27 @@ public final class Conversations {
     }
 
     /**
-     * The full retained log as {@code [timestamp] Role: content} lines.
+     * The full retained log as {@code [timestamp] Role: content} lines, without the memories'
+     * bookkeeping records (they are no messages).
      *
      * @param store the store
      * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
-     * @return the full retained log as {@code [timestamp] Role: content} lines
+     * @return the full retained log's messages as {@code [timestamp] Role: content} lines
      */
     public static String historyAsText(SessionStore store, String sessionId) {
-        return ConversationText.history(all(store, sessionId));
+        return ConversationText.history(messages(store, sessionId));
+    }
+
+    /** The full retained log without the memories' bookkeeping records (clear, set, end…), which are no messages. */
+    private static List<Entry> messages(SessionStore store, String sessionId) {
+        List<Entry> all = all(store, sessionId);
+        List<Entry> messages = new ArrayList<>(all.size());
+        for (Entry e : all) {
+            if (Records.kind(e.message()) == null) {
+                messages.add(e);
+            }
+        }
+        return messages;
     }
 
     private static List<Entry> all(SessionStore store, String sessionId) {

@@ -43,18 +43,37 @@ final class Dialogue {
     /** Text of the synthetic result that repairs an interrupted tool call. */
     static final String INTERRUPTED_TOOL_RESULT = "no result: the tool call was interrupted";
 
-    /** What a dialogue needs to know about the moment and the thread it is computed for. */
+    /** What a dialogue needs to know about the moment and the request it is computed for. */
     static final class Context {
         final Instant now;
         final Duration openTurnTimeout;
         final String requestId;
         final String attemptId;
+        /** The turn the calling request runs in the session, or null. */
+        final String ownTurn;
+        /** True for a view: other requests' running turns are hidden (a fold sees every turn). */
+        final boolean forView;
+        /** True if the caller runs no turn, so a new question may follow this view (AiServices adds it after reading). */
+        final boolean questionPending;
+        /** Tokens of that question when known (the listeners saw it), else -1. */
+        final int pendingQuestionTokens;
 
+        /** A context that hides nothing: what a fold and the store's own reads use. */
         Context(Instant now, Duration openTurnTimeout, RequestScope scope) {
+            this(now, openTurnTimeout, scope == null ? null : scope.requestId(), scope == null ? null : scope.attemptId(),
+                    null, false, false, -1);
+        }
+
+        Context(Instant now, Duration openTurnTimeout, String requestId, String attemptId, String ownTurn, boolean forView,
+                boolean questionPending, int pendingQuestionTokens) {
             this.now = now;
             this.openTurnTimeout = openTurnTimeout;
-            this.requestId = scope == null ? null : scope.requestId();
-            this.attemptId = scope == null ? null : scope.attemptId();
+            this.requestId = requestId;
+            this.attemptId = attemptId;
+            this.ownTurn = ownTurn;
+            this.forView = forView;
+            this.questionPending = questionPending;
+            this.pendingQuestionTokens = pendingQuestionTokens;
         }
     }
 
@@ -74,8 +93,17 @@ final class Dialogue {
     final boolean fromStart;
     /** True if an entry is tagged with a turn whose user message is not among the entries. */
     boolean orphans;
-    /** True if the oldest entry given is younger than the open-turn timeout: an open turn may start before it. */
-    boolean withinHorizon;
+    /**
+     * In a view: how many running turns of other requests were left out (tagged, open, not abandoned),
+     * and whether any turn was (those, and turns that started after the caller's own).
+     */
+    int hiddenRunning;
+    boolean hiddenAny;
+    /** In a view: the caller's own running turn is not among the entries given (it starts before them). */
+    boolean ownMissing;
+    /** True if a new question may follow the view, and its tokens when known (see {@link Context}). */
+    boolean questionPending;
+    int pendingQuestionTokens = -1;
     /** The newest entry given, or null. */
     final Entry last;
     /** Index of the oldest entry given, or -1. */
@@ -125,24 +153,35 @@ final class Dialogue {
             long clearIndex = clearedAt;
             summary = stale ? null : state.summary().filter(s -> s.coveredUntil() > clearIndex).orElse(null);
 
-            // 2. what is superseded: set records, and every attempt of a request but the latest
+            // 2. what is superseded: set records, newest first (a set record another one superseded, as an
+            // undone set() is, supersedes nothing)
+            for (int i = entries.size() - 1; i >= 0; i--) {
+                Entry entry = entries.get(i);
+                if (entry.index() <= clearedAt) {
+                    break;
+                }
+                if (Records.SET.equals(Records.kind(entry.message())) && !isSuperseded(entry.index(), superseded)) {
+                    if (superseded == null) {
+                        superseded = new ArrayList<>();
+                    }
+                    superseded.addAll(Records.superseded(entry.message()));
+                }
+            }
+            // 3. the system message as of now, and every attempt of a request but the latest
             Map<String, Map<String, Long>> attemptStarts = null;
             for (Entry entry : entries) {
                 if (entry.index() <= clearedAt) {
                     continue;
                 }
                 ChatMessage message = entry.message();
-                if (message instanceof SystemMessage && entry.index() > systemIndex) {
-                    system = (SystemMessage) message; // a record newer than the state: it wins
-                    systemIndex = entry.index();
-                } else if (Records.NO_SYSTEM.equals(Records.kind(message)) && entry.index() > systemIndex) {
-                    system = null; // removed by set(), newer than the state
-                    systemIndex = entry.index();
-                } else if (Records.SET.equals(Records.kind(message))) {
-                    if (superseded == null) {
-                        superseded = new ArrayList<>();
+                if (entry.index() > systemIndex && !isSuperseded(entry.index(), superseded)) {
+                    if (message instanceof SystemMessage) {
+                        system = (SystemMessage) message; // a record newer than the state: it wins
+                        systemIndex = entry.index();
+                    } else if (Records.NO_SYSTEM.equals(Records.kind(message))) {
+                        system = null; // removed by set(), newer than the state
+                        systemIndex = entry.index();
                     }
-                    superseded.addAll(Records.superseded(message));
                 }
                 String request = Records.request(entry);
                 if (request != null) {
@@ -208,6 +247,25 @@ final class Dialogue {
     }
 
     /**
+     * The conversation as LangChain4j expects a {@code ChatMemoryStore} to hold it: the system message
+     * as of now first (when there is one), then the messages of {@link #live} without the system-message
+     * entries — no records, no superseded attempts or replaced messages, nothing before the latest clear.
+     */
+    static List<ChatMessage> conversation(SessionState state, List<Entry> entries) {
+        Scope scope = new Scope(state, entries, null, null);
+        List<ChatMessage> out = new ArrayList<>(entries.size() + 1);
+        if (scope.system != null) {
+            out.add(scope.system);
+        }
+        for (Entry entry : entries) {
+            if (scope.counts(entry)) {
+                out.add(entry.message());
+            }
+        }
+        return out;
+    }
+
+    /**
      * @param fromStart true if {@code entries} begin with the oldest retained entry of the log
      */
     static Dialogue of(SessionState state, List<Entry> entries, boolean fromStart, Context context) {
@@ -221,13 +279,21 @@ final class Dialogue {
         Dialogue dialogue = new Dialogue(scope.system, summary, clearedAt, reachesStart, fromStart, last,
                 entries.isEmpty() ? -1 : entries.get(0).index());
 
-        // 3. turns
+        // 4. turns
         Map<String, Turn> byId = null;
         Map<String, ArrayDeque<Unit>> waiting = null;
+        List<String> endRecords = null;
         Turn current = null;
         for (Entry entry : entries) {
             long index = entry.index();
             ChatMessage message = entry.message();
+            if (index > clearedAt && Records.END.equals(Records.kind(message))) {
+                if (endRecords == null) {
+                    endRecords = new ArrayList<>(1);
+                }
+                endRecords.add(Records.endedTurn(message)); // its request ended without an answer
+                continue;
+            }
             if (index < covered || !scope.counts(entry)) {
                 continue;
             }
@@ -293,10 +359,15 @@ final class Dialogue {
             }
             target.add(slot, entry);
         }
-        Instant abandonBefore = context.now.minus(context.openTurnTimeout);
-        if (!dialogue.fromStart && !entries.isEmpty() && entries.get(0).timestamp().isAfter(abandonBefore)) {
-            dialogue.withinHorizon = true;
+        if (endRecords != null && byId != null) {
+            for (String turn : endRecords) {
+                Turn ended = byId.get(turn);
+                if (ended != null) {
+                    ended.ended = true;
+                }
+            }
         }
+        Instant abandonBefore = context.now.minus(context.openTurnTimeout);
         for (Turn turn : dialogue.turns) {
             turn.settle(abandonBefore);
         }
@@ -304,7 +375,54 @@ final class Dialogue {
             dialogue.prelude.settle(abandonBefore);
             dialogue.prelude.closed = true; // nothing waits for an answer before the first question
         }
+        if (context.forView) {
+            dialogue.hideOtherRequests(context);
+        }
         return dialogue;
+    }
+
+    /**
+     * What a view of the calling request leaves out: every running turn of another request (tagged
+     * with a turn id, open, not abandoned; an untagged open turn, say an imported question, is nobody's
+     * request and stays), and, when the caller runs a turn of its own, every turn that started after
+     * it. So the caller's own turn is the last one shown, and no request's view holds, or ends with,
+     * another request's running turn.
+     */
+    private void hideOtherRequests(Context context) {
+        questionPending = context.questionPending;
+        pendingQuestionTokens = context.pendingQuestionTokens;
+        int own = -1;
+        if (context.ownTurn != null) {
+            for (int t = turns.size() - 1; t >= 0; t--) {
+                if (context.ownTurn.equals(turns.get(t).id)) {
+                    own = t;
+                    break;
+                }
+            }
+            ownMissing = own < 0 && !fromStart;
+        }
+        boolean ownRunning = own >= 0 && !turns.get(own).done();
+        List<Turn> shown = null;
+        for (int t = 0; t < turns.size(); t++) {
+            Turn turn = turns.get(t);
+            boolean running = turn.id != null && !turn.done();
+            boolean hide = ownRunning ? t > own || (running && t != own) : running && t != own;
+            if (hide) {
+                if (shown == null) {
+                    shown = new ArrayList<>(turns.subList(0, t));
+                }
+                hiddenAny = true;
+                if (running) {
+                    hiddenRunning++;
+                }
+            } else if (shown != null) {
+                shown.add(turn);
+            }
+        }
+        if (shown != null) {
+            turns.clear();
+            turns.addAll(shown);
+        }
     }
 
     private static boolean isSuperseded(long index, List<long[]> superseded) {

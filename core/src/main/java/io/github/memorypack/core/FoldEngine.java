@@ -94,30 +94,14 @@ final class FoldEngine {
 
     /**
      * The view: pinned system message, the summary, then every unsummarized turn — cut to
-     * {@code ceiling} (oldest closed turns first) when it is a cutting limit.
+     * {@code ceiling} (oldest closed turns first) when it is a cutting limit, leaving room for the
+     * question a new request adds ({@link QuestionRoom}).
      */
     View view(ViewLimit ceiling) {
         SessionState state = memory.state();
         long from = start(state);
         Dialogue dialogue = memory.dialogueFrom(state, from);
-        return memory.rules().select(dialogue, state.version(), withRoomForNextQuestion(ceiling, dialogue));
-    }
-
-    /**
-     * A ceiling bounds the whole request, and LangChain4j adds the new user message after it reads
-     * the view: while the newest turn is closed (the view is read for a new request), leave room for
-     * a question as long as the longest of the last three, plus a quarter.
-     */
-    private ViewLimit withRoomForNextQuestion(ViewLimit ceiling, Dialogue dialogue) {
-        if (!ceiling.cuts() || dialogue.turns.isEmpty() || !dialogue.turns.get(dialogue.turns.size() - 1).closed) {
-            return ceiling;
-        }
-        int longest = 0;
-        for (int t = dialogue.turns.size() - 1; t >= Math.max(0, dialogue.turns.size() - 3); t--) {
-            longest = Math.max(longest, memory.rules().storedTokens(dialogue.turns.get(t).user));
-        }
-        int room = longest + (longest + 3) / 4;
-        return ViewLimit.tokens(Math.max(1, ceiling.value() - room));
+        return memory.rules().select(dialogue, state.version(), ceiling);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
@@ -11,6 +12,7 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.FinishReason;
 import io.github.memorypack.core.SummarizationException.Reason;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -80,20 +82,65 @@ final class LlmSummarizer implements Summarizer {
 
     private String attempt(ChatRequest request, int attempt) {
         ChatResponse response = chatModel.chat(request);
-        String text = response == null || response.aiMessage() == null ? null : response.aiMessage().text();
+        AiMessage message = response == null ? null : response.aiMessage();
+        String text = message == null ? null : message.text();
+        FinishReason finish = response == null ? null : response.finishReason();
+        if (finish == FinishReason.CONTENT_FILTER) {
+            throw new SummarizationException(Reason.FILTERED, attempt, "the summarizer's answer was content-filtered");
+        }
+        if (finish == FinishReason.LENGTH) {
+            throw new SummarizationException(Reason.TOO_LONG, attempt, "summarizer stopped at its output limit (cut off)");
+        }
+        if (message != null && message.hasToolExecutionRequests() || finish == FinishReason.TOOL_EXECUTION) {
+            throw new SummarizationException(Reason.NOT_A_SUMMARY, attempt, "summarizer called tools instead of answering");
+        }
+        if (finish == FinishReason.OTHER) {
+            throw new SummarizationException(Reason.NOT_A_SUMMARY, attempt, "summarizer's answer ended abnormally"
+                    + " (finish reason OTHER)");
+        }
         if (text == null || text.isBlank()) {
             throw new SummarizationException(Reason.EMPTY, attempt, "summarizer returned no text");
         }
-        if (response.finishReason() == FinishReason.LENGTH) {
-            throw new SummarizationException(Reason.TOO_LONG, attempt, "summarizer stopped at its output limit");
+        String summary = text.strip();
+        String wrong = notASummary(summary);
+        if (wrong != null) {
+            throw new SummarizationException(Reason.NOT_A_SUMMARY, attempt, "summarizer's answer " + wrong);
         }
-        int tokens = tokenizer.estimateTokenCountInText(text.strip());
+        int tokens = tokenizer.estimateTokenCountInText(summary);
         if (tokens > maxSummaryTokens) {
             throw new SummarizationException(Reason.TOO_LONG, attempt,
                     "summary has " + tokens + " tokens, cap is " + maxSummaryTokens);
         }
-        return text.strip();
+        return summary;
     }
+
+    /**
+     * Why {@code summary} is no summary, or null: it opens the way a refusal or an error message does
+     * ({@link #NOT_A_SUMMARY_OPENINGS}, ignoring case, quotes and markdown emphasis), or it still holds
+     * a placeholder of the prompt template (an echo of the request).
+     */
+    static String notASummary(String summary) {
+        String opening = summary.replaceFirst("^[\\s\"'`*_#>\\-]+", "").toLowerCase(Locale.ROOT);
+        for (String refusal : NOT_A_SUMMARY_OPENINGS) {
+            if (opening.startsWith(refusal)) {
+                return "reads as a refusal or an error (it opens with \"" + refusal + "\")";
+            }
+        }
+        for (String placeholder : PLACEHOLDERS) {
+            if (summary.contains(placeholder)) {
+                return "echoes the request (it holds " + placeholder + ")";
+            }
+        }
+        return null;
+    }
+
+    /** How a refusal or an error message opens (lower case); a summary does not open so. */
+    static final List<String> NOT_A_SUMMARY_OPENINGS = List.of("i'm sorry", "i am sorry", "sorry,", "i apologize",
+            "i can't", "i cannot", "i can not", "i'm unable", "i am unable", "i'm not able", "i am not able",
+            "as an ai", "error:", "error code", "exception:", "exception in thread", "traceback (most recent call last)",
+            "{\"error\"", "<!doctype", "<html");
+
+    private static final List<String> PLACEHOLDERS = List.of("{{summary}}", "{{messages}}", "{{maxTokens}}");
 
     @Override
     public String toString() {

@@ -72,9 +72,12 @@ final class MemoryEngine implements ChatMemory {
         }
     }
 
-    /** The strategy's view for the calling thread. */
+    /**
+     * The strategy's view for the calling request; under {@link ConcurrentSends#queue()} a new
+     * request waits here for another request's running turn to close ({@link SessionMemory#awaitOtherRequests}).
+     */
     View view() {
-        return view.get();
+        return memory.awaitOtherRequests(view.get(), view);
     }
 
     @Override

@@ -189,7 +189,7 @@ public final class MemoryMdChatMemory implements ChatMemory {
             }
         }
         typed.sort((a, b) -> Long.compare(a.index(), b.index()));
-        Dialogue dialogue = Dialogue.of(state, typed, true, memory.context(RequestScope.active()));
+        Dialogue dialogue = Dialogue.of(state, typed, true, memory.viewContext());
         View view = memory.rules().select(dialogue, state.version(), ViewLimit.none());
         if (!timestamps && (preload != Preload.PREAMBLE || earlier.isEmpty())) {
             return view;
@@ -418,6 +418,23 @@ public final class MemoryMdChatMemory implements ChatMemory {
          */
         public Builder keepImagesInNewest(int messages) {
             settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * What happens when a request starts on a session while another request's turn in it still
+         * runs: {@link ConcurrentSends#queue()} (the default: wait up to
+         * {@link ConcurrentSends#DEFAULT_MAX_WAIT} for it to close, then continue from it),
+         * {@link ConcurrentSends#refuse()} ({@link SessionBusyException} before any model call) or
+         * {@link ConcurrentSends#branch()} (run beside it from the last closed turn). Under every
+         * setting no request's view holds another request's running turn.
+         *
+         * @param concurrentSends the setting
+         * @return this builder
+         * @throws IllegalArgumentException if {@code concurrentSends} is null
+         */
+        public Builder concurrentSends(ConcurrentSends concurrentSends) {
+            settings.concurrentSends(concurrentSends);
             return this;
         }
 

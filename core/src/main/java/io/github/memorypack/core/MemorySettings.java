@@ -13,7 +13,7 @@ import java.util.function.Function;
 
 /**
  * The options every memory builder shares (id, store, tokenizer, listeners, retention, cost rules,
- * clock, open-turn timeout, view cache), checked when they are set. Mutable, like the builders that
+ * clock, open-turn timeout, view cache, concurrent sends), checked when they are set. Mutable, like the builders that
  * hold it; {@link #copy()} snapshots it for a provider.
  */
 final class MemorySettings {
@@ -41,6 +41,7 @@ final class MemorySettings {
     private SummaryMessage.Placement placement = SummaryMessage.Placement.SYSTEM_MESSAGE;
     private TokenAccounting accounting;
     private boolean calibrate;
+    private ConcurrentSends concurrentSends = ConcurrentSends.queue();
     // the rules and the shared part of a memory made from these settings, made once and kept by every
     // copy (a provider's memories share them); a new holder whenever an option changes
     private Derived derived = new Derived();
@@ -215,6 +216,15 @@ final class MemorySettings {
         return calibrate;
     }
 
+    void concurrentSends(ConcurrentSends sends) {
+        changed();
+        this.concurrentSends = notNull(sends, "concurrentSends");
+    }
+
+    ConcurrentSends concurrentSends() {
+        return concurrentSends;
+    }
+
     void summaryPlacement(SummaryMessage.Placement placement) {
         changed();
         this.placement = notNull(placement, "summaryPlacement");
@@ -271,6 +281,7 @@ final class MemorySettings {
         copy.placement = placement;
         copy.accounting = accounting;
         copy.calibrate = calibrate;
+        copy.concurrentSends = concurrentSends;
         copy.derived = derived;
         return copy;
     }

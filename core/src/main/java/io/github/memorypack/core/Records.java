@@ -24,8 +24,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *       and the attempt that stored the entry: the latest attempt of a request wins);</li>
  *   <li>record entries, LangChain4j {@link CustomMessage}s with the attribute {@link #RECORD}, which
  *       views read but never show: {@link #CLEAR} (the conversation starts over after it),
- *       {@link #SET} (the entries it names were replaced by {@code set()} and are no longer shown) and
- *       {@link #NO_SYSTEM} (the system message was removed by {@code set()}).</li>
+ *       {@link #SET} (the entries it names were replaced by {@code set()} and are no longer shown; a set
+ *       record that a later one names, as an undone {@code set()}'s, names nothing), {@link #NO_SYSTEM}
+ *       (the system message was removed by {@code set()}) and {@link #END} (the request of the turn it
+ *       names ended without an answer: the turn no longer runs).</li>
  * </ul>
  *
  * <p>State attributes {@link #CLEARED_AT} and {@link #SYSTEM_INDEX} say which log record the state's
@@ -44,7 +46,9 @@ final class Records {
     static final String CLEAR = "clear";
     static final String SET = "set";
     static final String NO_SYSTEM = "no-system";
+    static final String END = "end";
     static final String SUPERSEDES = "supersedes";
+    static final String ENDED_TURN = "turn";
 
     static final String CLEARED_AT = "memory-pack.cleared-at";
     static final String SYSTEM_INDEX = "memory-pack.system-index";
@@ -62,6 +66,17 @@ final class Records {
     /** A record after which the session has no system message, until one is added again ({@code set()} without one). */
     static CustomMessage noSystem() {
         return CustomMessage.from(Map.of(RECORD, NO_SYSTEM));
+    }
+
+    /** A record saying that the request of {@code turn} ended without closing it (failed, or returned a tool result). */
+    static CustomMessage end(String turn) {
+        return CustomMessage.from(Map.of(RECORD, END, ENDED_TURN, turn));
+    }
+
+    /** The turn an {@link #END} record names. */
+    static String endedTurn(ChatMessage record) {
+        Object turn = ((CustomMessage) record).attributes().get(ENDED_TURN);
+        return turn instanceof String ? (String) turn : null;
     }
 
     /** A record saying that the entries with these indices were replaced and are no longer shown. */
@@ -267,6 +282,21 @@ final class Records {
             bits /= 36;
         }
         return new String(out);
+    }
+
+    /** A hex SHA-256 digest of {@code text}'s UTF-16 code units, lone surrogates included (for keys made from content). */
+    static String digest(String text) {
+        try {
+            java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+            byte[] units = new byte[text.length() * 2];
+            for (int i = 0; i < text.length(); i++) {
+                units[2 * i] = (byte) (text.charAt(i) >> 8);
+                units[2 * i + 1] = (byte) text.charAt(i);
+            }
+            return java.util.HexFormat.of().formatHex(digest.digest(units));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
     }
 
     /** A long state attribute, or {@code fallback}. */

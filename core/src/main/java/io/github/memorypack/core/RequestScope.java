@@ -1,5 +1,6 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.observability.api.event.AiServiceCompletedEvent;
 import dev.langchain4j.observability.api.event.AiServiceErrorEvent;
@@ -39,9 +40,14 @@ import java.util.function.Supplier;
  * <p><b>Threads.</b> A scope is bound to the calling thread. LangChain4j runs part of a streaming
  * request ({@code TokenStream}) on other threads; register {@link #aiServiceListeners()} on
  * {@code AiServices} and the scope (and {@link TokenAccounting}) follows each request onto them.
- * Without the listeners, messages that streaming callbacks add are stored without the scope: they
- * are kept, but a retry may then show them twice, and the memory logs a warning the first time it
- * sees such a message. Scopes nest: an inner scope hides the outer one until it ends.
+ * Without the listeners, a message added from a thread of no request (a streaming callback) belongs
+ * to the one turn running on its session in this process, with that turn's request and attempt, so a
+ * retry still shows once; when several run at once ({@link ConcurrentSends#branch()}) such a message
+ * is refused with {@link IllegalStateException}. Scopes nest: an inner scope hides the outer one until
+ * it ends.
+ *
+ * <p>Outside any scope, a thread is its own scope (without a request id): a blocking
+ * {@code AiServices} call runs on one thread, so the turn a thread started is that thread's request's.
  */
 public final class RequestScope {
 
@@ -60,21 +66,31 @@ public final class RequestScope {
             listener(AiServiceCompletedEvent.class), listener(AiServiceErrorEvent.class));
     /** Most sessions whose open turns a thread remembers outside any scope. */
     private static final int THREAD_TURNS = 256;
+    /** How long after a read waited for a running turn the user message that follows uses the same wait. */
+    private static final long WAIT_CARRIES_NANOS = 1_000_000_000L;
 
     private final String requestId;
     private final String attemptId;
     private final Map<String, Integer> ordinals;
     private final boolean threadConfined;
-    private final Map<Object, String> turns;
+    // the turn this scope runs in each session (by the session's gate); a thread's own map is touched
+    // by that thread only. Keyed by gates, which hold no store: a dropped store is not kept reachable
+    private final Map<SendGate, SendGate.RunningTurn> turns;
     private volatile Object memoryId;
+    // the user message AiServices is about to add (the listeners' started event), until it is added
+    private volatile UserMessage question;
     // a request the listeners follow has completed or failed: a thread still bound to it ignores it
     private volatile boolean finished;
-    // the turn each thread last started in each session, and the scope it started it in
-    private static final ThreadLocal<Map<Object, Object[]>> LAST_TURNS = ThreadLocal.withInitial(() ->
+    // a read of this scope waited for another request's turn until waitedUntil (nanoTime), at waitedAt
+    private volatile SendGate waitedGate;
+    private volatile long waitedUntil;
+    private volatile long waitedAt;
+    // the turn each thread last started in each session (the scope is the turn's owner)
+    private static final ThreadLocal<Map<SendGate, SendGate.RunningTurn>> LAST_TURNS = ThreadLocal.withInitial(() ->
             new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<Object, Object[]> eldest) {
-                    return size() > THREAD_TURNS;
+                protected boolean removeEldestEntry(Map.Entry<SendGate, SendGate.RunningTurn> eldest) {
+                    return size() > THREAD_TURNS || eldest.getValue().over;
                 }
             });
 
@@ -86,8 +102,8 @@ public final class RequestScope {
             this.ordinals = Map.of();
             this.turns = new LinkedHashMap<>(16, 0.75f, true) {
                 @Override
-                protected boolean removeEldestEntry(Map.Entry<Object, String> eldest) {
-                    return size() > THREAD_TURNS;
+                protected boolean removeEldestEntry(Map.Entry<SendGate, SendGate.RunningTurn> eldest) {
+                    return size() > THREAD_TURNS || eldest.getValue().over;
                 }
             };
         } else {
@@ -176,6 +192,11 @@ public final class RequestScope {
         return scope;
     }
 
+    /** This thread's own scope (no request id), whatever scope is active. */
+    static RequestScope threadScope() {
+        return THREAD.get();
+    }
+
     /** The active scope, or this thread's own (which has no request id). */
     static RequestScope activeOrThread() {
         RequestScope scope = active();
@@ -200,17 +221,27 @@ public final class RequestScope {
         return requestId + '#' + attemptId + '#' + ordinal;
     }
 
-    /** The open turn of this scope in a session ({@code session} identifies store and session id), or null. */
-    String turn(Object session) {
-        return turns.get(session);
+    /** True if this is a thread's own scope (no explicit request, no listeners). */
+    boolean threadConfined() {
+        return threadConfined;
     }
 
-    /** Starts a new turn of this scope in the session (a user message) and returns its id. */
-    String startTurn(Object session) {
-        String turn = Records.newId();
-        turns.put(session, turn);
-        LAST_TURNS.get().put(session, new Object[] {this, turn});
-        return turn;
+    /** The turn this scope runs in the session of {@code gate}, or null (also once it closed or ended). */
+    SendGate.RunningTurn running(SendGate gate) {
+        SendGate.RunningTurn turn = turns.get(gate);
+        return turn == null || turn.over ? null : turn;
+    }
+
+    /** The turn this scope last started in the session of {@code gate}, running or not, or null. */
+    SendGate.RunningTurn last(SendGate gate) {
+        return turns.get(gate);
+    }
+
+    /** {@code turn}, just admitted, is this scope's turn in its session from now on (a user message). */
+    void started(SendGate.RunningTurn turn) {
+        turns.put(turn.gate, turn);
+        LAST_TURNS.get().put(turn.gate, turn);
+        question = null;
     }
 
     /**
@@ -219,25 +250,68 @@ public final class RequestScope {
      * over — unless that one belongs to a request still running elsewhere (a stream the listeners
      * follow). Null when there is none.
      */
-    String endedBy(Object session) {
-        Object[] last = LAST_TURNS.get().get(session);
-        if (last == null) {
+    SendGate.RunningTurn endedBy(SendGate gate) {
+        Map<SendGate, SendGate.RunningTurn> last = LAST_TURNS.get();
+        SendGate.RunningTurn turn = last.get(gate);
+        if (turn == null) {
             return null;
         }
-        RequestScope scope = (RequestScope) last[0];
+        RequestScope scope = turn.owner;
         boolean over = scope == this || scope.threadConfined || scope.finished || scope.requestId != null;
-        return over ? (String) last[1] : null;
-    }
-
-    /** The turn in the session ended (an AI message without tool calls). */
-    void endTurn(Object session) {
-        turns.remove(session);
+        return over ? turn : null;
     }
 
     /** The memory id of the request the listeners follow, for token accounting; null when none. */
     static Object currentMemoryId() {
         RequestScope scope = active();
         return scope == null ? null : scope.memoryId;
+    }
+
+    /**
+     * The user message the listeners saw this scope's request start with, before the memory has it,
+     * when the request is for {@code sessionId}; null otherwise.
+     */
+    UserMessage pendingQuestion(String sessionId) {
+        UserMessage pending = question;
+        Object id = memoryId;
+        return pending != null && id != null && SessionIds.of(id).equals(sessionId) ? pending : null;
+    }
+
+    /** A read of this scope waited for another request's turn in {@code gate}'s session until {@code untilNanos}. */
+    void waited(SendGate gate, long untilNanos) {
+        waitedGate = gate;
+        waitedUntil = untilNanos;
+        waitedAt = System.nanoTime();
+    }
+
+    /**
+     * When this scope's request may wait in {@code gate}'s session until: the end of the wait a read
+     * just went through (so a user message right after it does not wait as long again), else
+     * {@code maxWait} from now.
+     */
+    long waitDeadline(SendGate gate, java.time.Duration maxWait) {
+        long now = System.nanoTime();
+        if (waitedGate == gate && now - waitedAt < WAIT_CARRIES_NANOS) {
+            waitedGate = null;
+            return waitedUntil;
+        }
+        return now + maxWait.toNanos();
+    }
+
+    /** Ends every turn this scope still runs (its request completed or failed), writing the end to the log. */
+    private void endRunning() {
+        for (SendGate.RunningTurn turn : List.copyOf(turns.values())) {
+            turns.remove(turn.gate, turn);
+            if (turn.over) {
+                continue;
+            }
+            SessionMemory memory = turn.memory();
+            if (memory != null) {
+                memory.endTurn(turn);
+            } else {
+                turn.gate.finish(turn);
+            }
+        }
     }
 
     private static String checkRequestId(String requestId) {
@@ -271,7 +345,8 @@ public final class RequestScope {
      * Started: the request's scope is the caller's explicit one, or a new one (without a request id)
      * bound to the caller's thread until the next request starts there. Every later event binds it
      * to the thread it runs on, just before LangChain4j touches the memory or calls the model there.
-     * Completed or failed: forgotten.
+     * Completed or failed: its turns still running end (an end record in the log, so other
+     * processes see it too: a failed request never holds a session), and it is forgotten.
      */
     private static void follow(AiServiceEvent event) {
         InvocationContext context = event.invocationContext();
@@ -286,6 +361,8 @@ public final class RequestScope {
                 BOUND.set(scope);
             }
             scope.memoryId = context.chatMemoryId();
+            scope.question = ((AiServiceStartedEvent) event).userMessage();
+            scope.finished = false;
             INVOCATIONS.put(id, scope);
             return;
         }
@@ -296,6 +373,13 @@ public final class RequestScope {
         if (event instanceof AiServiceCompletedEvent || event instanceof AiServiceErrorEvent) {
             INVOCATIONS.remove(id);
             scope.finished = true;
+            scope.question = null;
+            try {
+                scope.endRunning();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(RequestScope.class).warn("could not record the end of a request's"
+                        + " turn; it ends after openTurnTimeout", e);
+            }
             if (BOUND.get() == scope) {
                 BOUND.remove();
             }

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +28,6 @@ import org.slf4j.LoggerFactory;
 final class SessionMemory {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionMemory.class);
-    private static final AtomicBoolean WARNED_UNSCOPED = new AtomicBoolean();
 
     // Per memory: the id, its session id, the settings every memory of the builder or provider shares
     // and three small fields. AiServices keeps a memory object per id until it is evicted, so a server
@@ -41,11 +39,18 @@ final class SessionMemory {
     private volatile boolean tagged;
     // where this memory last knew a chunked window to start, so the state is read only when it moves
     private volatile long anchor = Long.MIN_VALUE;
+    // this memory in its view cache (held weakly there)
+    private final ViewCache.Key cacheKey;
 
     SessionMemory(Object id, Shared shared) {
         this.id = Objects.requireNonNull(id, "id");
         this.sessionId = SessionIds.of(id);
         this.shared = Objects.requireNonNull(shared, "shared");
+        this.cacheKey = shared.cache.keyFor(this);
+    }
+
+    ViewCache.Key cacheKey() {
+        return cacheKey;
     }
 
     /**
@@ -64,6 +69,9 @@ final class SessionMemory {
         final ViewCache cache;
         final TokenAccounting accounting;
         final boolean calibrate;
+        final ConcurrentSends sends;
+        final SendGates gates;
+        final long openTurnTimeoutMillis;
 
         Shared(MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
             this.store = settings.store();
@@ -77,6 +85,9 @@ final class SessionMemory {
             this.cache = settings.viewCache();
             this.accounting = settings.accounting();
             this.calibrate = settings.calibrates();
+            this.sends = settings.concurrentSends();
+            this.gates = SendGates.of(store);
+            this.openTurnTimeoutMillis = openTurnTimeout.toMillis();
         }
 
         /** True if a memory made with these arguments would get the same shared settings. */
@@ -85,12 +96,35 @@ final class SessionMemory {
         }
     }
 
-    /** Identifies this session of this store for the turns a thread or request has open in it. */
-    private record SessionKey(SessionStore store, String sessionId) {
+    /** The send gate of this session of this store in this JVM (shared by every memory on it). */
+    SendGate gate() {
+        return shared.gates.gate(sessionId);
     }
 
-    private SessionKey turnKey() {
-        return new SessionKey(shared.store, sessionId);
+    /** True if only this process reaches the store (its gates know everything that runs). */
+    boolean gatesInProcessOnly() {
+        return shared.gates.inProcessOnly();
+    }
+
+    ConcurrentSends concurrentSends() {
+        return shared.sends;
+    }
+
+    Duration openTurnTimeout() {
+        return shared.openTurnTimeout;
+    }
+
+    long openTurnTimeoutMillis() {
+        return shared.openTurnTimeoutMillis;
+    }
+
+    /** A user message was added through this memory (so a later untagged message is worth a warning). */
+    void tagged() {
+        tagged = true;
+    }
+
+    boolean wasTagged() {
+        return tagged;
     }
 
     /** The settings this memory shares with every memory of its builder or provider. */
@@ -126,20 +160,25 @@ final class SessionMemory {
 
     /**
      * Appends messages as one atomic store append. A system message equal to the current one is a
-     * no-op; a different one is appended as a record and becomes the state's system message. A
+     * no-op; a different one is appended as a record and becomes the state's system message (the
+     * append keyed by the change, so requests that make the same change at once store it once). A
      * summary message (from this memory's own view) goes back to the state, never to the log. Each
-     * entry carries its turn (and, in a {@link RequestScope}, its request and attempt); the append
-     * carries the scope's next idempotency key.
+     * entry carries its turn, request and attempt ({@link RequestTurns}); a user message that starts a
+     * request is admitted first ({@link ConcurrentSends}); the append carries the request's next
+     * idempotency key.
      *
      * @return the messages appended that are not system messages (what may end a turn)
+     * @throws SessionBusyException if another request's turn runs and the setting refuses this one
+     * @throws StoreException if the store failed; a change of the system message that could not reach
+     *         the state is undone in the log first
      */
     List<ChatMessage> add(List<ChatMessage> messages) {
-        RequestScope scope = RequestScope.activeOrThread();
+        RequestTurns turns = RequestTurns.of(this);
         ChatMessage only = messages.size() == 1 ? messages.get(0) : null;
         if (only != null && !(only instanceof SystemMessage) && !(only instanceof SummaryBlock)) {
             // what AiServices adds every time: one conversation message, so the state is read only for a hashed id
             SessionState state = SessionIds.isHashed(sessionId) ? shared.store.state(sessionId) : null;
-            shared.store.append(sessionId, List.of(newEntry(only, scope)), scope.nextKey(sessionId));
+            append(turns, List.of(turns.entry(only, count(only))), turns.key());
             rememberMemoryId(state);
             return messages;
         }
@@ -150,8 +189,7 @@ final class SessionMemory {
         int summaryAt = -1;
         List<NewEntry> batch = new ArrayList<>(messages.size());
         List<ChatMessage> conversation = new ArrayList<>(messages.size());
-        SystemMessage current = null;
-        boolean currentKnown = false;
+        SystemMessage current = state.systemMessage().orElse(null);
         for (ChatMessage message : messages) {
             if (message instanceof SummaryMessage || message instanceof SummaryBlock) {
                 summaryText = message instanceof SummaryMessage ? ((SummaryMessage) message).summaryText()
@@ -164,27 +202,24 @@ final class SessionMemory {
                 }
             }
             if (message instanceof SystemMessage) {
-                if (!currentKnown) {
-                    current = state.systemMessage().orElse(null);
-                    currentKnown = true;
-                }
                 SystemMessage candidate = (SystemMessage) message;
                 if (candidate.equals(system == null ? current : system)) {
                     continue;
                 }
                 system = candidate;
                 systemChanged = true;
-                batch.add(newEntry(candidate, scope));
+                batch.add(turns.entry(candidate, count(candidate)));
                 continue;
             }
-            batch.add(newEntry(message, scope));
+            batch.add(turns.entry(message, count(message)));
             conversation.add(message);
         }
         if (batch.isEmpty() && summaryText == null) {
             return conversation;
         }
-        List<Entry> stored = batch.isEmpty() ? List.of()
-                : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
+        // the same change of the system message, made by requests at once, is one keyed append
+        String key = batch.size() == 1 && systemChanged ? systemKey(state, system) : turns.key();
+        List<Entry> stored = batch.isEmpty() ? List.of() : append(turns, batch, key);
         rememberMemoryId(state);
         if (systemChanged || summaryText != null) {
             long systemIndex = -1;
@@ -195,9 +230,34 @@ final class SessionMemory {
             }
             long coveredUntil = summaryAt < 0 ? -1
                     : summaryAt < stored.size() ? stored.get(summaryAt).index() : shared.store.nextIndex(sessionId);
-            updateStateAfterAppend(systemChanged ? system : null, false, systemIndex, summaryText, coveredUntil);
+            updateStateOrUndo(stored, key, systemChanged ? system : null, false, systemIndex, summaryText, coveredUntil,
+                    "add");
         }
         return conversation;
+    }
+
+    /** Appends {@code batch} for {@code turns}; the turns it starts or closes follow the outcome. */
+    private List<Entry> append(RequestTurns turns, List<NewEntry> batch, String key) {
+        List<Entry> stored;
+        try {
+            stored = shared.store.append(sessionId, batch, key);
+        } catch (RuntimeException e) {
+            turns.failed();
+            throw e;
+        }
+        turns.stored();
+        return stored;
+    }
+
+    /**
+     * The idempotency key of a change to {@code system}: the same for every request that changes the
+     * system message of the same state to the same text (the log position the change replaces, and a
+     * digest of the new message).
+     */
+    private static String systemKey(SessionState state, SystemMessage system) {
+        long replaces = Math.max(Records.longAttribute(state, Records.SYSTEM_INDEX, -1),
+                Records.longAttribute(state, Records.CLEARED_AT, -1));
+        return "memory-pack.system#" + replaces + "#" + Records.digest(system.text());
     }
 
     /** Under a hashed session id, keeps the memory id in the state if {@code before} (read before the append) lacks it. */
@@ -207,47 +267,41 @@ final class SessionMemory {
         }
     }
 
-    private NewEntry newEntry(ChatMessage message, RequestScope scope) {
-        SessionKey key = turnKey();
-        String previous = null;
-        String turn;
-        if (message instanceof UserMessage) {
-            previous = scope.endedBy(key);
-            turn = scope.startTurn(key);
-            tagged = true;
-        } else {
-            turn = scope.turn(key);
-            if (turn == null && tagged && RequestScope.active() == null && !(message instanceof SystemMessage)
-                    && WARNED_UNSCOPED.compareAndSet(false, true)) {
-                LOG.warn("A {} was added to chat memory {} from a thread that did not add the turn's user message"
-                        + " (LangChain4j streaming or an async return?). It is kept, but it is not tied to its"
-                        + " request: a retry may show it twice and interleaved requests may mix their turns."
-                        + " Register RequestScope.aiServiceListeners() on AiServices to carry requests across"
-                        + " threads. (Logged once.)", message.type(), sessionId);
-            }
-            if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
-                scope.endTurn(key);
-            }
-        }
-        return NewEntry.of(message, count(message), Records.tags(previous, turn, scope.requestId(), scope.attemptId()));
-    }
-
     private int count(ChatMessage message) {
         return shared.tokenizer == null ? Entry.UNKNOWN_TOKENS : shared.tokenizer.estimateTokenCountInMessage(message);
     }
 
     /**
-     * {@link #updateState} after an append that already holds the change: the append is the commit
-     * point (a newer system-message record wins over the state in every view), so a store failure
-     * here is logged, not thrown — the call did what it was asked; the next update repairs the state.
+     * {@link #updateState} after an append that holds the change: log and state change together or not
+     * at all. When the state cannot be written, the entries just appended are superseded again (one
+     * set record: views show what they showed before), and the failure is thrown; when that undo fails
+     * too, its failure is added as suppressed and views follow the log until the next update.
      */
-    private void updateStateAfterAppend(SystemMessage system, boolean removeSystem, long systemIndex, String summaryText,
-            long coveredUntil) {
+    private void updateStateOrUndo(List<Entry> appended, String key, SystemMessage system, boolean removeSystem,
+            long systemIndex, String summaryText, long coveredUntil, String call) {
         try {
             updateState(system, removeSystem, systemIndex, summaryText, coveredUntil);
         } catch (StoreException e) {
-            LOG.warn("The change to chat memory {} is stored in its log, but its state could not be updated;"
-                    + " views follow the log, and the next update repairs the state", sessionId, e);
+            StoreException failure = new StoreException(call + "() on chat memory " + sessionId + " could not store the"
+                    + " session state; the messages it appended were superseded again, so views and state are as"
+                    + " before", e);
+            if (!appended.isEmpty()) {
+                List<Long> indices = new ArrayList<>(appended.size());
+                for (Entry entry : appended) {
+                    indices.add(entry.index());
+                }
+                try {
+                    shared.store.append(sessionId, List.of(NewEntry.of(Records.set(indices), 0)),
+                            key == null ? null : key + "#undo");
+                } catch (RuntimeException undo) {
+                    failure = new StoreException(call + "() on chat memory " + sessionId + " could not store the session"
+                            + " state, nor undo its append: views show the change, the state does not until its"
+                            + " next update", e);
+                    failure.addSuppressed(undo);
+                }
+            }
+            shared.cache.remove(this);
+            throw failure;
         }
     }
 
@@ -281,36 +335,47 @@ final class SessionMemory {
 
     // ---------------------------------------------------------------- views
 
+    /** A context that hides nothing and expects no question: what folds and the store-facing reads use. */
     Dialogue.Context context(RequestScope scope) {
         return new Dialogue.Context(shared.clock.instant(), shared.openTurnTimeout, scope);
     }
 
+    /** The context of a view for the calling request (its own running turn kept, others' hidden). */
+    Dialogue.Context viewContext() {
+        return RequestTurns.of(this).context();
+    }
+
     /**
-     * The view over the tail of the log for the calling thread. When this memory's last view can be
-     * extended ({@link ViewRules#extend}), only the entries appended since are read. Otherwise reads
-     * the last {@code firstRead} entries, and twice as many again and again, while the view could
-     * still take older turns.
+     * The view over the tail of the log for the calling request. When this memory's last view can be
+     * extended ({@link ViewRules#extend}) for this caller, only the entries appended since are read.
+     * Otherwise reads the last {@code firstRead} entries, and twice as many again and again, while
+     * the view could still take older turns (or the caller's own turn starts before them). A view
+     * that depends on who asks (it hid a turn) is not kept for the next read.
      */
     View tail(ViewLimit limit, int firstRead) {
         SessionState state = shared.store.state(sessionId);
-        RequestScope scope = RequestScope.active();
-        boolean cacheable = scope == null || scope.requestId() == null;
-        if (cacheable) {
+        RequestTurns turns = RequestTurns.of(this);
+        SendGate.RunningTurn own = turns.own();
+        boolean cacheable = turns.requestId() == null;
+        // a token limit read by a new request leaves room for its question: computed anew every time
+        boolean extensible = cacheable && !(own == null && limit.countsTokens() && limit.cuts());
+        if (extensible) {
             View previous = shared.cache.get(this);
             if (previous != null && previous.extendable()) {
                 List<Entry> fresh = shared.store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
                 if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
                     Optional<View> extended =
                             shared.rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
-                    if (extended.isPresent()) {
+                    if (extended.isPresent() && extended.get().fitsCaller(own == null ? null : own.turn)) {
                         shared.cache.put(this, extended.get());
                         return extended.get();
                     }
                 }
             }
         }
-        View view = readTail(state, limit, Math.max(firstRead, shared.cache.readHint(this)), context(scope));
-        if (cacheable) {
+        View view = readTail(state, limit, Math.max(firstRead, shared.cache.readHint(this)), turns.context());
+        // a view cut with room for a question would extend wrongly once the question is in: not kept either
+        if (extensible && !view.hiddenAny()) {
             shared.cache.put(this, view);
         } else {
             shared.cache.remove(this);
@@ -332,10 +397,55 @@ final class SessionMemory {
         }
     }
 
-    /** The dialogue of every entry from {@code fromIndex} on, for the calling thread. */
+    /**
+     * Under {@link ConcurrentSends#queue()}, a view for a caller that runs no turn (a request about to
+     * start) that had to leave out another request's running turn waits until that turn has closed,
+     * reading the view again (after a pause that grows from 5 to 200 ms, or at once when a turn of this
+     * process closes), so the request continues from it. At most {@code maxWait}: then the view without
+     * that turn is returned, and the request's user message that follows is refused if it still runs.
+     * Under {@code refuse} and {@code branch}, or for a caller that runs a turn, {@code first}.
+     */
+    View awaitOtherRequests(View first, java.util.function.Supplier<View> again) {
+        if (first.hiddenRunning() == 0 || shared.sends.mode() != ConcurrentSends.Mode.QUEUE) {
+            return first;
+        }
+        RequestTurns turns = RequestTurns.of(this);
+        if (turns.own() != null) {
+            return first;
+        }
+        long deadline = System.nanoTime() + shared.sends.maxWait().toNanos();
+        long pause = SendGate.FIRST_PAUSE_NANOS;
+        View view = first;
+        while (view.hiddenRunning() > 0) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                break;
+            }
+            turns.gate.pause(Math.min(pause, remaining));
+            pause = Math.min(pause * 2, SendGate.MAX_PAUSE_NANOS);
+            view = again.get();
+        }
+        turns.scope.waited(turns.gate, deadline);
+        return view;
+    }
+
+    /** Ends {@code turn} (its request completed or failed without closing it): an end record, then the gate. */
+    void endTurn(SendGate.RunningTurn turn) {
+        try {
+            shared.store.append(sessionId, List.of(NewEntry.of(Records.end(turn.turn), 0)), turn.turn + "#end");
+        } catch (RuntimeException e) {
+            LOG.warn("could not record in chat memory {} that the request of {} ended; it ends after openTurnTimeout",
+                    sessionId, turn, e);
+        } finally {
+            turn.gate.finish(turn);
+            shared.cache.remove(this);
+        }
+    }
+
+    /** The dialogue of every entry from {@code fromIndex} on, for the calling request's view. */
     Dialogue dialogueFrom(SessionState state, long fromIndex) {
         List<Entry> entries = shared.store.read(sessionId, fromIndex, Integer.MAX_VALUE);
-        return Dialogue.of(state, entries, true, context(RequestScope.active()));
+        return Dialogue.of(state, entries, true, viewContext());
     }
 
     MemoryListener listener() {
@@ -520,7 +630,7 @@ final class SessionMemory {
                 superseded.add(source.index());
             }
         }
-        RequestScope scope = RequestScope.activeOrThread();
+        RequestTurns turns = RequestTurns.of(this);
         List<NewEntry> batch = new ArrayList<>(rest.size() - p + 2);
         if (!superseded.isEmpty()) {
             batch.add(NewEntry.of(Records.set(superseded), 0));
@@ -535,20 +645,21 @@ final class SessionMemory {
                 // a message the view showed (a preview or an image note maps back to its full entry)
                 batch.add(NewEntry.of(source.message(), count(source.message()), source.metadata()));
             } else {
-                batch.add(newEntry(message, scope)); // a new message: tagged like an add
+                batch.add(turns.entry(message, count(message))); // a new message: tagged like an add
             }
         }
         if (systemChanged) {
-            batch.add(newEntry(system, scope));
+            batch.add(turns.entry(system, count(system)));
         } else if (systemRemoved) {
             batch.add(NewEntry.of(Records.noSystem(), 0));
         }
-        List<Entry> stored = batch.isEmpty() ? List.of()
-                : shared.store.append(sessionId, batch, scope.nextKey(sessionId));
+        String key = turns.key();
+        List<Entry> stored = batch.isEmpty() ? List.of() : append(turns, batch, key);
+        shared.cache.remove(this);
         if (systemChanged || systemRemoved || summaryChanged) {
             long systemIndex = systemChanged || systemRemoved ? stored.get(stored.size() - 1).index() : -1;
-            updateStateAfterAppend(systemChanged ? system : null, systemRemoved, systemIndex,
-                    summaryChanged ? summaryText : null, state.summary().map(Summary::coveredUntil).orElse(0L));
+            updateStateOrUndo(stored, key, systemChanged ? system : null, systemRemoved, systemIndex,
+                    summaryChanged ? summaryText : null, state.summary().map(Summary::coveredUntil).orElse(0L), "set");
         }
     }
 

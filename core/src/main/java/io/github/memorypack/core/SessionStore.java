@@ -4,6 +4,7 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -187,35 +188,62 @@ public interface SessionStore extends ChatMemoryStore {
     List<String> sessions();
 
     /**
+     * The memory ids of all sessions, as the application gave them to its memories (or to
+     * {@link #updateMessages}): for each of {@link #sessions()}, {@link SessionIds#memoryId}. A memory id
+     * comes back as its text ({@code String.valueOf}: {@code 42L} as {@code "42"}, which is the same
+     * conversation), so {@code alice@example.com} is listed as {@code alice@example.com}, not as its session
+     * id {@code ~YWxp…}. A memory id too long to encode comes back from the session's state, where every
+     * memory keeps it; a session written by session id alone ({@link #append}) whose memory id nobody
+     * recorded is listed by its session id.
+     *
+     * <p>Reads the state of those hashed sessions only; otherwise costs what {@link #sessions()} costs.
+     *
+     * @return the memory ids' texts, sorted
+     * @throws StoreException if the store cannot be read
+     */
+    default List<String> memoryIds() {
+        List<String> memoryIds = new ArrayList<>();
+        for (String sessionId : sessions()) {
+            memoryIds.add(SessionIds.memoryId(this, sessionId));
+        }
+        Collections.sort(memoryIds);
+        return Collections.unmodifiableList(memoryIds);
+    }
+
+    /**
      * Deletes a session's log, state and idempotency keys. Deleting an unknown session does nothing.
      *
      * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
      */
     void delete(String sessionId);
 
-    /** All retained messages of the session, oldest first. */
+    /**
+     * The session's conversation as LangChain4j expects a {@code ChatMemoryStore} to hold it, oldest
+     * first: the system message as of now first (when there is one), then every message of the
+     * current conversation — what follows the latest {@code clear()}, without the messages a
+     * {@code set()} replaced, without earlier attempts of a retried request, and without the memories'
+     * own bookkeeping records. So LangChain4j's own memories on this store, and an application that
+     * shows history from it, see what the memories see (summary-covered and evicted messages
+     * included: eviction never deletes). The raw log, records and superseded entries included, is
+     * {@link #read}.
+     */
     @Override
     default List<ChatMessage> getMessages(Object memoryId) {
-        List<Entry> entries = read(SessionIds.of(memoryId), 0, Integer.MAX_VALUE);
-        List<ChatMessage> messages = new ArrayList<>(entries.size());
-        for (Entry entry : entries) {
-            messages.add(entry.message());
-        }
-        return messages;
+        String sessionId = SessionIds.of(memoryId);
+        return Dialogue.conversation(state(sessionId), read(sessionId, 0, Integer.MAX_VALUE));
     }
 
     /**
      * LangChain4j's "replace all messages", done without rewriting history: when {@code messages}
-     * starts with exactly the stored messages, only the new suffix is appended; anything else
-     * replaces the log (see {@link #replace}).
+     * starts with exactly the conversation {@link #getMessages} returns, only the new suffix is
+     * appended; anything else replaces the log (see {@link #replace}; when the list has no system
+     * message and the state holds one, a record after the new messages says there is none).
      */
     @Override
     default void updateMessages(Object memoryId, List<ChatMessage> messages) {
         String sessionId = SessionIds.of(memoryId);
-        List<ChatMessage> stored = new ArrayList<>();
-        for (Entry entry : read(sessionId, 0, Integer.MAX_VALUE)) { // by session id: it is not a memory id
-            stored.add(entry.message());
-        }
+        SessionState state = state(sessionId);
+        List<ChatMessage> stored = Dialogue.conversation(state, read(sessionId, 0, Integer.MAX_VALUE));
         boolean extendsStored = messages.size() >= stored.size()
                 && messages.subList(0, stored.size()).equals(stored);
         List<NewEntry> entries = new ArrayList<>();
@@ -227,6 +255,11 @@ public interface SessionStore extends ChatMemoryStore {
                 append(sessionId, entries);
             }
         } else {
+            // the state outlives a replace: when it holds a system message the list lacks, a record removes it
+            boolean hasSystem = messages.stream().anyMatch(m -> m instanceof dev.langchain4j.data.message.SystemMessage);
+            if (!hasSystem && state.systemMessage().isPresent()) {
+                entries.add(NewEntry.of(Records.noSystem(), 0));
+            }
             replace(sessionId, entries);
         }
         if (SessionIds.isHashed(sessionId) && !entries.isEmpty()) {

@@ -14,8 +14,15 @@ public final class SummarizationException extends MemoryPackException {
     public enum Reason {
         /** The summarizer returned {@code null} or blank text. */
         EMPTY,
-        /** The summary was longer than the token cap, or the model stopped at its output limit. */
+        /** The summary was longer than the token cap, or the model stopped at its output limit (cut off). */
         TOO_LONG,
+        /** The model's content filter stopped the answer (finish reason {@code CONTENT_FILTER}). */
+        FILTERED,
+        /**
+         * The answer is not a summary: it calls tools, ended for another reason than a normal stop, or
+         * fails the summarizer's own check (it reads as a refusal or an error, or echoes the request).
+         */
+        NOT_A_SUMMARY,
         /** The summarizer (or its model) threw. */
         FAILED,
         /** The summarizer did not answer within the memory's summarizer timeout. */

@@ -106,8 +106,14 @@ public interface Summarizer {
      * ({@link #DEFAULT_USER_PROMPT}; {@code {{summary}}} and {@code {{messages}}} are replaced). Tool
      * calls and results appear as one short line each, with long arguments and results cut.
      *
-     * <p>An attempt fails when the model throws, returns blank text, returns more than
-     * {@code maxSummaryTokens} tokens (counted with the tokenizer), or stops at its output limit.
+     * <p>An attempt fails, and the previous summary stays, when the model throws; when its answer is
+     * cut off (finish reason {@code LENGTH}), content-filtered ({@code CONTENT_FILTER}), calls tools
+     * or ends otherwise abnormally ({@code TOOL_EXECUTION}, {@code OTHER}); when its text is blank, over
+     * {@code maxSummaryTokens} tokens (counted with the tokenizer), opens the way a refusal or an
+     * error message does ("I'm sorry", "I cannot", "As an AI", "Error:", a stack trace, a JSON error, an
+     * HTML page…),
+     * or still holds a placeholder of the prompt. It does not notice a summary that reads well but
+     * drops or changes facts.
      * Failed attempts are retried up to {@code maxAttempts} in total, except when the model throws a
      * {@link NonRetriableException} (bad request, authentication…), which ends at once. When every
      * attempt failed, a {@link SummarizationException} with the last reason is thrown: text the model

@@ -22,6 +22,8 @@ final class View {
     private final ChatMessage summaryMessage;
     private final Tail tail;
     private final long cutIndex;
+    private final int hiddenRunning;
+    private final boolean hiddenAny;
 
     View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail) {
@@ -30,6 +32,14 @@ final class View {
 
     View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail, long cutIndex) {
+        this(messages, sources, limit, size, turns, firstIndex, needsOlderEntries, summaryMessage, tail, cutIndex, 0, false);
+    }
+
+    View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
+         boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail, long cutIndex, int hiddenRunning,
+         boolean hiddenAny) {
+        this.hiddenRunning = hiddenRunning;
+        this.hiddenAny = hiddenAny;
         this.messages = messages;
         this.sources = sources;
         this.limit = limit;
@@ -48,6 +58,27 @@ final class View {
      */
     long cutIndex() {
         return cutIndex;
+    }
+
+    /** How many running turns of other requests this view left out (see {@link Dialogue}). */
+    int hiddenRunning() {
+        return hiddenRunning;
+    }
+
+    /**
+     * True if this view left out a turn because of who asked (another request's running turn, or a
+     * turn after the caller's own): it is the caller's alone and is not cached.
+     */
+    boolean hiddenAny() {
+        return hiddenAny;
+    }
+
+    /**
+     * True if a caller that runs {@code ownTurn} (null: none) may be shown this view: its newest turn
+     * is closed, untagged, or the caller's own.
+     */
+    boolean fitsCaller(String ownTurn) {
+        return tail == null || !tail.newestOpen || tail.newestTurnId == null || tail.newestTurnId.equals(ownTurn);
     }
 
     /** What {@link ViewRules#extend} needs to extend this view; null when it cannot be extended. */

@@ -1,5 +1,8 @@
 package io.github.memorypack.core;
 
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -7,7 +10,9 @@ import java.util.Map;
  * The last view of each memory, so the next one can extend it, bounded: a long-running server that
  * has seen 100,000 sessions keeps at most {@code capacity} views (least recently used first out),
  * whatever number of memory objects {@code AiServices} holds. A memory whose view was dropped just
- * reads its tail again. Shared by the memories of one builder or provider; thread-safe.
+ * reads its tail again. Memories are held weakly (a view holds no store): a cache shared by every
+ * memory of the JVM keeps neither the memories nor their stores reachable once the application
+ * drops them. Shared by the memories of one builder or provider, or of the JVM; thread-safe.
  */
 final class ViewCache {
 
@@ -15,13 +20,14 @@ final class ViewCache {
     static final int DEFAULT_CAPACITY = 1_000;
 
     private final int capacity;
-    private final Map<SessionMemory, Cached> views;
+    private final ReferenceQueue<SessionMemory> dropped = new ReferenceQueue<>();
+    private final Map<Key, Cached> views;
 
     ViewCache(int capacity) {
         this.capacity = capacity;
         this.views = new LinkedHashMap<>(Math.min(capacity, 1024) * 4 / 3 + 1, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<SessionMemory, Cached> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<Key, Cached> eldest) {
                 return size() > ViewCache.this.capacity;
             }
         };
@@ -32,7 +38,7 @@ final class ViewCache {
     }
 
     synchronized View get(SessionMemory memory) {
-        Cached cached = views.get(memory);
+        Cached cached = views.get(memory.cacheKey());
         return cached == null ? null : cached.view;
     }
 
@@ -40,17 +46,19 @@ final class ViewCache {
         if (capacity == 0) {
             return;
         }
-        Cached cached = views.get(memory);
-        views.put(memory, new Cached(view, cached == null ? 0 : cached.readHint));
+        expunge();
+        Key key = memory.cacheKey();
+        Cached cached = views.get(key);
+        views.put(key, new Cached(view, cached == null ? 0 : cached.readHint));
     }
 
     synchronized void remove(SessionMemory memory) {
-        views.remove(memory);
+        views.remove(memory.cacheKey());
     }
 
     /** How many entries the memory's last full read took: a good first read for the next one. */
     synchronized int readHint(SessionMemory memory) {
-        Cached cached = views.get(memory);
+        Cached cached = views.get(memory.cacheKey());
         return cached == null ? 0 : cached.readHint;
     }
 
@@ -58,13 +66,35 @@ final class ViewCache {
         if (capacity == 0) {
             return;
         }
-        Cached cached = views.get(memory);
-        views.put(memory, new Cached(cached == null ? null : cached.view, readCount));
+        expunge();
+        Key key = memory.cacheKey();
+        Cached cached = views.get(key);
+        views.put(key, new Cached(cached == null ? null : cached.view, readCount));
     }
 
     /** How many views are held (for tests and the heap benchmark). */
     synchronized int size() {
+        expunge();
         return views.size();
+    }
+
+    /** A key for {@code memory}: made once per memory, so lookups allocate nothing. */
+    Key keyFor(SessionMemory memory) {
+        return new Key(memory, dropped);
+    }
+
+    private void expunge() {
+        Reference<? extends SessionMemory> gone;
+        while ((gone = dropped.poll()) != null) {
+            views.remove(gone);
+        }
+    }
+
+    /** A memory, held weakly; equal only to itself (one key per memory). */
+    static final class Key extends WeakReference<SessionMemory> {
+        Key(SessionMemory memory, ReferenceQueue<SessionMemory> queue) {
+            super(memory, queue);
+        }
     }
 
     private static final class Cached {

@@ -194,6 +194,8 @@ final class ViewRules {
         boolean stopped = false;
         int selectedCount = 0;
         boolean olderOpen = false;
+        // AiServices adds the new question after it reads the view: a token limit leaves room for it
+        boolean roomed = limit.countsTokens() && limit.cuts() && dialogue.questionPending;
         // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
         for (int t = n - 1; t >= 0; t--) {
             Dialogue.Turn turn = turns.get(t);
@@ -207,18 +209,20 @@ final class ViewRules {
                 }
             }
         }
-        int budget = limit.value();
+        int room = roomed ? QuestionRoom.tokens(dialogue, this) : 0;
+        int budget = Math.max(1, limit.value() - room);
+        int low = Math.max(0, limit.low() - room);
         boolean anchored = false;
         if (limit.isChunked() && limit.cuts() && anchor >= 0) {
             long withAnchor = size;
-            for (int t = n - 2; t >= 0; t--) {
+            for (int t = n - 1; t >= 0; t--) {
                 if (!selected[t] && turns.get(t).firstIndex >= anchor) {
                     withAnchor += shown[t].size;
                 }
             }
-            if (withAnchor <= limit.value()) {
+            if (withAnchor <= budget) {
                 anchored = true; // the window keeps its start: consecutive requests share their prefix
-                for (int t = n - 2; t >= 0; t--) {
+                for (int t = n - 1; t >= 0; t--) {
                     if (!selected[t] && turns.get(t).firstIndex >= anchor) {
                         selected[t] = true;
                         selectedCount++;
@@ -228,10 +232,10 @@ final class ViewRules {
                     }
                 }
             } else {
-                budget = limit.low(); // over the limit: drop a whole chunk
+                budget = low; // over the limit: drop a whole chunk
             }
         }
-        for (int t = n - 2; t >= 0 && !stopped && !anchored; t--) {
+        for (int t = n - 1; t >= 0 && !stopped && !anchored; t--) {
             if (selected[t]) {
                 continue;
             }
@@ -289,12 +293,12 @@ final class ViewRules {
                 size = recount(messages, sources, pinned, pinnedSize);
             }
         }
-        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.withinHorizon);
+        boolean needsOlder = !dialogue.fromStart && (!stopped || dialogue.orphans || dialogue.ownMissing);
         // where the contiguous run of shown turns that ends with the newest starts: a chunked window's anchor
         long cutIndex = -1;
         if (prelude != null) {
             cutIndex = dialogue.startIndex;
-        } else if (n > 0) {
+        } else if (n > 0 && selected[n - 1]) {
             int t0 = n - 1;
             while (t0 > 0 && selected[t0 - 1]) {
                 t0--;
@@ -305,7 +309,7 @@ final class ViewRules {
 
         View.Tail tail = null;
         Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
-        boolean extendable = selectedCount > 0 && prelude == null && !olderOpen && !dialogue.orphans
+        boolean extendable = selectedCount > 0 && selected[n - 1] && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
                 && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
                 && plain(turns, selected);
         if (extendable) {
@@ -318,7 +322,8 @@ final class ViewRules {
                     List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
-                selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex);
+                selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex, dialogue.hiddenRunning,
+                dialogue.hiddenAny);
     }
 
     /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */

@@ -342,13 +342,21 @@ public final class WindowChatMemory implements ChatMemory {
         }
 
         /**
-         * Accepted for LangChain4j compatibility. The system message is always kept first here: it
-         * is pinned, never evicted, whatever this says.
+         * Accepted for LangChain4j compatibility with {@code true}, what this window always does: the
+         * system message is pinned first and never evicted. {@code false} (LangChain4j's default,
+         * which appends a changed system message at the end of the window and lets it be evicted) is
+         * refused: a window that quietly did otherwise would hide a difference.
          *
-         * @param alwaysKeepSystemMessageFirst ignored
+         * @param alwaysKeepSystemMessageFirst must be true
          * @return this builder
+         * @throws IllegalArgumentException if {@code alwaysKeepSystemMessageFirst} is false
          */
         public Builder alwaysKeepSystemMessageFirst(boolean alwaysKeepSystemMessageFirst) {
+            if (!alwaysKeepSystemMessageFirst) {
+                throw new IllegalArgumentException("alwaysKeepSystemMessageFirst(false) is not supported: WindowChatMemory"
+                        + " always keeps the system message first and never evicts it (a changed one replaces it"
+                        + " there); remove the call or pass true");
+            }
             return this;
         }
 
@@ -435,6 +443,23 @@ public final class WindowChatMemory implements ChatMemory {
          */
         public Builder keepImagesInNewest(int messages) {
             settings.keepImagesInNewest(messages);
+            return this;
+        }
+
+        /**
+         * What happens when a request starts on a session while another request's turn in it still
+         * runs: {@link ConcurrentSends#queue()} (the default: wait up to
+         * {@link ConcurrentSends#DEFAULT_MAX_WAIT} for it to close, then continue from it),
+         * {@link ConcurrentSends#refuse()} ({@link SessionBusyException} before any model call) or
+         * {@link ConcurrentSends#branch()} (run beside it from the last closed turn). Under every
+         * setting no request's view holds another request's running turn.
+         *
+         * @param concurrentSends the setting
+         * @return this builder
+         * @throws IllegalArgumentException if {@code concurrentSends} is null
+         */
+        public Builder concurrentSends(ConcurrentSends concurrentSends) {
+            settings.concurrentSends(concurrentSends);
             return this;
         }
 

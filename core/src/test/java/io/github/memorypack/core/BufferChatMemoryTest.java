@@ -51,8 +51,10 @@ class BufferChatMemoryTest {
 
         // then
         assertThat(memory.messages()).containsExactly(SystemMessage.from("v2"), UserMessage.from("q0"));
-        assertThat(store.getMessages("s")).containsExactly(SystemMessage.from("v1"), UserMessage.from("q0"),
-                SystemMessage.from("v2"));
+        assertThat(store.read("s", 0, 10)).extracting(Entry::message).as("the change is in the log")
+                .containsExactly(SystemMessage.from("v1"), UserMessage.from("q0"), SystemMessage.from("v2"));
+        assertThat(store.getMessages("s")).as("the conversation, as a ChatMemoryStore holds it")
+                .containsExactly(SystemMessage.from("v2"), UserMessage.from("q0"));
     }
 
     @Test

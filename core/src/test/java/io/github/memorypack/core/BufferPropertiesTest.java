@@ -78,7 +78,7 @@ class BufferPropertiesTest {
                     .render(store.state("s"), store.read("s", 0, Integer.MAX_VALUE), ViewLimit.none()).messages();
             assertThat(first.messages()).isEqualTo(fresh);
             assertThat(second.messages()).isEqualTo(fresh);
-            assertThat(store.getMessages("s")).isEqualTo(expectedLog);
+            assertThat(store.read("s", 0, Integer.MAX_VALUE)).extracting(Entry::message).isEqualTo(expectedLog);
         }
     }
 }

@@ -185,4 +185,36 @@ class LlmSummarizerTest {
                 .startsWith("Antes: {{messages}} literally\nNuevo: User: My name is Ana");
         assertThat(sent.maxOutputTokens()).isNull();
     }
+
+    @Test
+    void should_accept_a_summary_when_it_only_mentions_sorry_or_errors_in_passing() {
+        // given: summaries that talk about apologies and errors without being one
+        List<String> summaries = List.of("The user said sorry for the late reply and asked about Porto.",
+                "Errors in the booking were fixed; Ana confirmed the new date.",
+                "- User: I'm sorry? (asked Ana, puzzled)\n- Assistant explained the tea blend.");
+        for (String text : summaries) {
+            model.then(() -> reply(text));
+        }
+
+        // when / then
+        for (String text : summaries) {
+            assertThat(Summarizer.llmBuilder().chatModel(model).maxAttempts(1).build().summarize("", TURN))
+                    .isEqualTo(text);
+        }
+    }
+
+    @Test
+    void should_refuse_an_answer_when_it_opens_as_a_refusal_or_an_error() {
+        // given
+        for (String text : List.of("I'm sorry, I can't do that.", "As an AI language model, I cannot summarize.",
+                "Error: upstream timeout", "{\"error\": {\"code\": 429}}", "<!DOCTYPE html><html>502</html>",
+                "**I cannot** help with that.")) {
+            model.then(() -> reply(text));
+
+            // when / then
+            assertThatThrownBy(() -> Summarizer.llmBuilder().chatModel(model).maxAttempts(1).build().summarize("", TURN))
+                    .as(text).isInstanceOfSatisfying(SummarizationException.class,
+                            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_A_SUMMARY));
+        }
+    }
 }

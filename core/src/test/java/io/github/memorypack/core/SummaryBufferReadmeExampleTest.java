@@ -35,6 +35,7 @@ class SummaryBufferReadmeExampleTest {
         Assistant assistant = AiServices.builder(Assistant.class)
                 .chatModel(model)
                 .chatMemoryProvider(memories)
+                .registerListeners(RequestScope.aiServiceListeners())  // follows each request onto streaming threads
                 .build();
         String answer = assistant.chat("user-42", "My name is Ana.");
         // README example ends

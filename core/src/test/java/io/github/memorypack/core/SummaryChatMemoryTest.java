@@ -134,7 +134,7 @@ class SummaryChatMemoryTest {
     void should_fold_interrupted_tool_call_once_its_turn_is_abandoned_when_its_result_never_came() throws Exception {
         // given: a tool call whose result never came, while another request (another thread) goes on
         TestClock clock = new TestClock();
-        SummaryChatMemory memory = memory().clock(clock).build();
+        SummaryChatMemory memory = memory().clock(clock).concurrentSends(ConcurrentSends.branch()).build();
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
         memory.add(UserMessage.from("book the hotel"));
         memory.add(AiMessage.from(List.of(call)));
@@ -147,10 +147,14 @@ class SummaryChatMemoryTest {
             memory.add(AiMessage.from("sure"));
         });
 
-        // then: the open turn (its tool may still be running) blocks folding, and its call is not shown yet
+        // then: the open turn (its tool may still be running) blocks folding; its request sees its own turn
+        // last (the call not shown yet), the other requests see their closed turns without it
         assertThat(summarizer.calls()).isEmpty();
-        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"),
-                UserMessage.from("hello again"), AiMessage.from("hi"), UserMessage.from("more"), AiMessage.from("sure"));
+        assertThat(memory.messages()).containsExactly(UserMessage.from("book the hotel"));
+        List<List<ChatMessage>> elsewhere = new java.util.ArrayList<>();
+        onAnotherThread(() -> elsewhere.add(memory.messages()));
+        assertThat(elsewhere.get(0)).containsExactly(UserMessage.from("hello again"), AiMessage.from("hi"),
+                UserMessage.from("more"), AiMessage.from("sure"));
         clock.advance(java.time.Duration.ofMinutes(11));
         assertThat(memory.messages()).startsWith(UserMessage.from("book the hotel"), AiMessage.from(List.of(call)),
                 ToolExecutionResultMessage.from(call, Dialogue.INTERRUPTED_TOOL_RESULT));
@@ -356,7 +360,7 @@ class SummaryChatMemoryTest {
         // given: the log is replaced (by another request) while the summarizer works on the old one
         SummaryChatMemory memory = memory().build();
         summarizer.then(() -> {
-            memory.set(List.of(SYSTEM, UserMessage.from("fresh start")));
+            memory.set(List.of(SYSTEM, UserMessage.from("fresh start"), AiMessage.from("welcome back")));
             return "summary of messages that are gone";
         });
 
@@ -367,7 +371,8 @@ class SummaryChatMemoryTest {
         // then
         assertThat(summarizer.calls()).hasSize(1);
         assertThat(memory.summary()).isEmpty();
-        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("fresh start"));
+        assertThat(memory.messages()).containsExactly(SYSTEM, UserMessage.from("fresh start"),
+                AiMessage.from("welcome back"));
     }
 
     @Test

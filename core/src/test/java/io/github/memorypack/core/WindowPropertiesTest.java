@@ -61,8 +61,7 @@ class WindowPropertiesTest {
             List<ChatMessage> view = memory.messages();
 
             // then
-            List<ChatMessage> fresh = ViewRules.defaults()
-                    .render(store.state("s"), store.read("s", 0, Integer.MAX_VALUE), viewLimit).messages();
+            List<ChatMessage> fresh = freshRender(store, viewLimit, model);
             assertThat(view).as("an extended view equals a fresh render of the whole log").isEqualTo(fresh);
             assertThat(other.messages()).isEqualTo(fresh);
             assertRules(view, model, unit, limit, overflows, true);
@@ -71,7 +70,8 @@ class WindowPropertiesTest {
             } else {
                 assertRules(trimmed.messages(), model, unit, limit, new ArrayList<>(), false);
             }
-            assertThat(store.getMessages("s")).as("eviction never deletes").isEqualTo(model.log);
+            assertThat(store.read("s", 0, Integer.MAX_VALUE)).extracting(Entry::message).as("eviction never deletes")
+                    .isEqualTo(model.log);
         }
     }
 
@@ -203,6 +203,26 @@ class WindowPropertiesTest {
             assertThat(index).as("log order").isGreaterThan(at);
             at = index;
         }
+    }
+
+    /**
+     * The view a fresh render of the whole log gives, as the memory computes it for its caller (this
+     * thread, whose newest turn is its own): when that turn has its answer (a new request may read
+     * next), a token window leaves room for the next question.
+     */
+    private static List<ChatMessage> freshRender(InMemorySessionStore store, ViewLimit limit, Model model) {
+        List<Entry> log = store.read("s", 0, Integer.MAX_VALUE);
+        java.time.Instant now = log.isEmpty() ? java.time.Instant.EPOCH : log.get(log.size() - 1).timestamp();
+        boolean newRequest = model.lastUser == null || model.closed(model.lastUser);
+        String ownTurn = null;
+        for (Entry entry : log) {
+            if (entry.message() instanceof UserMessage) {
+                ownTurn = newRequest ? null : Records.turn(entry); // the thread's newest turn is its own
+            }
+        }
+        Dialogue.Context context = new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
+                ownTurn, true, newRequest, -1);
+        return ViewRules.defaults().render(store.state("s"), log, true, limit, context).messages();
     }
 
     /** Turns random numbers into a plausible, sometimes broken, conversation; remembers what was stored. */

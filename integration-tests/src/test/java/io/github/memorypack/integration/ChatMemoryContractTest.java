@@ -16,6 +16,7 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.Conversations;
 import io.github.memorypack.integration.CountingSessionStore.Operation;
@@ -204,6 +205,32 @@ class ChatMemoryContractTest {
         } else {
             assertThat(now).as("set() failed (%s): the old conversation", failure.getMessage()).isEqualTo(before);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Strategy.class)
+    void should_throw_and_leave_view_and_state_as_they_were_when_set_cannot_write_the_state(Strategy strategy) {
+        // given: a conversation, then a store whose state writes fail
+        FlakyStore flaky = new FlakyStore(InMemorySessionStore.create());
+        ChatMemoryProvider memories = strategy.provider(flaky);
+        ChatMemory memory = memories.get(SESSION);
+        converse(memory);
+        List<ChatMessage> view = memory.messages();
+        SessionState state = flaky.state(SESSION);
+        List<ChatMessage> conversation = flaky.getMessages(SESSION);
+        flaky.failStateWrites();
+        List<ChatMessage> replacement = List.of(SystemMessage.from("You are a coffee shop assistant."),
+                UserMessage.from("Hi"), AiMessage.from("Hello! Coffee?"));
+
+        // when
+        Throwable failure = catchThrowable(() -> memory.set(replacement));
+
+        // then: a typed failure, and nothing changed for any reader
+        assertThat(failure).isInstanceOf(StoreException.class);
+        assertThat(memory.messages()).as("the view").isEqualTo(view);
+        assertThat(memories.get(SESSION).messages()).as("a new memory's view").isEqualTo(view);
+        assertThat(flaky.state(SESSION)).as("the state").isEqualTo(state);
+        assertThat(flaky.getMessages(SESSION)).as("the conversation").isEqualTo(conversation);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,11 +2,13 @@ package io.github.memorypack.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.service.memory.ChatMemoryService;
+import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
@@ -72,34 +74,18 @@ class ChatMemoryServiceConcurrencyPortTest {
 
     @Test
     void should_keep_every_message_in_each_threads_order_when_threads_add_through_the_shared_memory() throws Exception {
-        // given
+        // given: threads that only ask (none waits for an answer), side by side
         SessionStore store = InMemorySessionStore.create();
-        ChatMemoryService service = new ChatMemoryService(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider());
+        ChatMemoryService service = new ChatMemoryService(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10)
+                .concurrentSends(ConcurrentSends.branch()).provider());
         int adds = 50;
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService executor = Executors.newFixedThreadPool(THREADS);
 
         // when
-        try {
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                done.add(executor.submit(() -> {
-                    await(start);
-                    ChatMemory memory = service.getOrCreateChatMemory("shared");
-                    for (int i = 0; i < adds; i++) {
-                        memory.add(UserMessage.from(thread + ":" + i));
-                    }
-                    return null;
-                }));
+        onEveryThread(service, (memory, thread) -> {
+            for (int i = 0; i < adds; i++) {
+                memory.add(UserMessage.from(thread + ":" + i));
             }
-            start.countDown();
-            for (Future<?> future : done) {
-                future.get(30, TimeUnit.SECONDS);
-            }
-        } finally {
-            executor.shutdownNow();
-        }
+        });
 
         // then
         List<Entry> log = store.read("shared", 0, Integer.MAX_VALUE);
@@ -116,6 +102,57 @@ class ChatMemoryServiceConcurrencyPortTest {
         }
         List<ChatMessage> view = service.getOrCreateChatMemory("shared").messages();
         assertThat(view).hasSize(10);
+    }
+
+    @Test
+    void should_keep_each_question_next_to_its_answer_when_threads_send_turns_through_the_shared_memory_in_a_queue()
+            throws Exception {
+        // given: the default ConcurrentSends.queue(): a turn that starts while another runs waits for it
+        SessionStore store = InMemorySessionStore.create();
+        ChatMemoryService service = new ChatMemoryService(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10)
+                .provider());
+        int turns = 20;
+
+        // when: each thread sends whole turns, as a blocking request does
+        onEveryThread(service, (memory, thread) -> {
+            for (int i = 0; i < turns; i++) {
+                memory.add(UserMessage.from(thread + ":" + i));
+                memory.add(AiMessage.from("answer " + thread + ":" + i));
+            }
+        });
+
+        // then: every message is kept, and no question is followed by another request's question or answer
+        List<Entry> log = store.read("shared", 0, Integer.MAX_VALUE);
+        assertThat(log).hasSize(THREADS * turns * 2);
+        for (int i = 0; i < log.size(); i += 2) {
+            String question = ((UserMessage) log.get(i).message()).singleText();
+            assertThat(((AiMessage) log.get(i + 1).message()).text()).as("the entry after question %s", question)
+                    .isEqualTo("answer " + question);
+        }
+    }
+
+    /** Runs {@code work} on {@value #THREADS} threads at once, each with the service's memory "shared" and its number. */
+    private static void onEveryThread(ChatMemoryService service,
+                                      java.util.function.BiConsumer<ChatMemory, Integer> work) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int thread = t;
+                done.add(executor.submit(() -> {
+                    await(start);
+                    work.accept(service.getOrCreateChatMemory("shared"), thread);
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> future : done) {
+                future.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            executor.shutdownNow();
+        }
     }
 
     private static void await(CountDownLatch latch) {

@@ -19,6 +19,7 @@ final class FlakyStore implements SessionStore {
 
     private final SessionStore delegate;
     private final AtomicInteger writesUntilFailure = new AtomicInteger(-1);
+    private volatile boolean stateWritesFail;
 
     FlakyStore(SessionStore delegate) {
         this.delegate = delegate;
@@ -27,6 +28,11 @@ final class FlakyStore implements SessionStore {
     /** Makes the {@code n}-th write from now (1 = the next one) fail; the others go through. */
     void failWrite(int n) {
         writesUntilFailure.set(n);
+    }
+
+    /** Makes every state write from now fail (the state's server went away; appends still work). */
+    void failStateWrites() {
+        stateWritesFail = true;
     }
 
     private void write(String operation) {
@@ -63,6 +69,9 @@ final class FlakyStore implements SessionStore {
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
+        if (stateWritesFail) {
+            throw new StoreException("injected failure of every state write");
+        }
         write("compareAndSetState");
         return delegate.compareAndSetState(sessionId, expectedVersion, newState);
     }

@@ -167,10 +167,20 @@ class MessageWindowPortTest {
     @Test
     @DisplayName("MessageWindowChatMemoryTest.system_message_first_disabled")
     @DeliberateDifference("with alwaysKeepSystemMessageFirst(false) LangChain4j shows [user, system, ai] when the system "
-            + "message came second; ours has no such option and always pins it first (DESIGN.md)")
+            + "message came second; ours refuses that option and always pins it first (DESIGN.md)")
     void should_show_the_system_message_first_when_it_is_added_after_a_user_message() {
         WindowCases.systemMessageFirstWhenAddedSecond(window(5), SystemMessage.from("You are a helpful assistant"),
                 UserMessage.from("Hello"), AiMessage.from("Hi, how can I help?"));
+    }
+
+    @Test
+    void should_refuse_saying_why_when_asked_not_to_keep_the_system_message_first() {
+        // when / then: false would be a promise the window does not keep; true is what it always does
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> WindowChatMemory.builder().alwaysKeepSystemMessageFirst(false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("alwaysKeepSystemMessageFirst(false) is not supported")
+                .hasMessageContaining("always keeps the system message first");
+        assertThat(WindowChatMemory.builder().alwaysKeepSystemMessageFirst(true).maxMessages(5).build().messages()).isEmpty();
     }
 
     @Test

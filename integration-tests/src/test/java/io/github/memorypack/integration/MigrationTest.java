@@ -71,14 +71,15 @@ class MigrationTest {
                 List<ChatMessage> ours = pair[1].messages();
                 // the same system message first, then the same newest messages; where LangChain4j's
                 // cut leaves the answer of a turn whose question it evicted, ours leaves the whole
-                // turn out (and a token window may keep one turn less: ours counts reply priming too)
+                // turn out (and a token window may keep up to two turns less: ours counts reply priming
+                // too, and, read between two turns, leaves room for the question that comes next)
                 assertThat(ours.get(0)).isEqualTo(theirs.get(0));
                 List<ChatMessage> oursAfterSystem = ours.subList(1, ours.size());
                 assertThat(theirs).as("turn %d", turn).endsWith(oursAfterSystem.toArray(new ChatMessage[0]));
                 assertThat(oursAfterSystem.get(0)).isInstanceOf(UserMessage.class);
                 List<ChatMessage> onlyTheirs = theirs.subList(1, theirs.size() - oursAfterSystem.size());
                 if (pair[0] instanceof TokenWindowChatMemory) {
-                    assertThat(onlyTheirs.size()).isBetween(0, 3);
+                    assertThat(onlyTheirs.size()).isBetween(0, 5);
                 } else {
                     assertThat(onlyTheirs).as("turn %d", turn).allMatch(m -> m instanceof AiMessage).hasSizeLessThan(2);
                 }

@@ -75,7 +75,8 @@ class ReadmeSnippetsTest {
         try (Stream<Path> files = Files.walk(ROOT)) {
             return files.filter(p -> p.toString().endsWith(".java"))
                     .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/"))
-                    .filter(p -> p.toString().contains("/src/test/") || p.toString().contains("/samples/src/main/"))
+                    .filter(p -> p.toString().contains("/src/test/") || p.toString().contains("/src/suite/")
+                            || p.toString().contains("/samples/src/main/") || p.toString().contains("/samples/web-chat/src/main/"))
                     .map(ReadmeSnippetsTest::read)
                     .map(text -> normalize(text.lines().toList()))
                     .toList();

@@ -45,6 +45,8 @@ final class Shop {
     static final String RECOMMENDATION = "Answer %d: try the Sencha from Shizuoka, 12 euros a pack.";
     /** A stock question of its own (the interleaving test holds its tool call). */
     static final String ASK_MATCHA = "Is matcha in stock?";
+    /** Another stock question, for the second of two requests at once. */
+    static final String ASK_SENCHA = "Is sencha in stock?";
     /** One assistant message with two tool calls: the booking succeeds, the payment fails. */
     static final String BOOK_AND_PAY = "Book a table for two and pay for it.";
     /** Two rounds: the booking, then (after its result) the payment, which fails. */
@@ -98,6 +100,7 @@ final class Shop {
         final List<String> bookings = Collections.synchronizedList(new ArrayList<>());
         final List<String> cancellations = Collections.synchronizedList(new ArrayList<>());
         final List<String> stockThreads = Collections.synchronizedList(new ArrayList<>());
+        final List<String> stockItems = Collections.synchronizedList(new ArrayList<>());
         /** When set, a stock check of {@link #heldItem} counts {@link #held} down and waits for {@link #release}. */
         volatile String heldItem;
         final CountDownLatch held = new CountDownLatch(1);
@@ -107,6 +110,7 @@ final class Shop {
         String stock(String item) throws InterruptedException {
             int check = stockChecks.incrementAndGet();
             stockThreads.add(Thread.currentThread().getName());
+            stockItems.add(item);
             if (item.equals(heldItem)) {
                 held.countDown();
                 if (!release.await(10, TimeUnit.SECONDS)) {
@@ -150,6 +154,7 @@ final class Shop {
                 BOOK_THEN_PAY, List.of(List.<String[]>of(new String[] {"book", "{\"people\":4}"}),
                         List.<String[]>of(new String[] {"pay", "{\"amount\":\"80 EUR\"}"})),
                 ASK_MATCHA, List.of(List.<String[]>of(new String[] {"stock", "{\"item\":\"matcha\"}"})),
+                ASK_SENCHA, List.of(List.<String[]>of(new String[] {"stock", "{\"item\":\"sencha\"}"})),
                 ASK_STOCK_SECRET, List.of(List.<String[]>of(new String[] {"stock", "{\"item\":\"matcha\"}"})),
                 ASK_STOCK_SUM, List.of(List.<String[]>of(new String[] {"stock", "{\"item\":\"matcha\"}"})));
         private static final Map<String, String> ANSWERS = Map.of(

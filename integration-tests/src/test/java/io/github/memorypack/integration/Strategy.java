@@ -2,6 +2,7 @@ package io.github.memorypack.integration;
 
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.MemoryMdChatMemory;
 import io.github.memorypack.core.Summarizer;
@@ -18,40 +19,42 @@ enum Strategy {
 
     BUFFER("buffer", false, true) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
-            return BufferChatMemory.builder().chatMemoryStore(store).provider();
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
+            return BufferChatMemory.builder().chatMemoryStore(store).concurrentSends(sends).provider();
         }
     },
     WINDOW_MESSAGES("window, " + Strategy.WINDOW_MESSAGES_LIMIT + " messages", false, false) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
-            return WindowChatMemory.builder().chatMemoryStore(store).maxMessages(WINDOW_MESSAGES_LIMIT).provider();
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
+            return WindowChatMemory.builder().chatMemoryStore(store).maxMessages(WINDOW_MESSAGES_LIMIT)
+                    .concurrentSends(sends).provider();
         }
     },
     WINDOW_TOKENS("window, " + Strategy.WINDOW_TOKENS_LIMIT + " tokens", false, false) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
-            return WindowChatMemory.builder().chatMemoryStore(store).maxTokens(WINDOW_TOKENS_LIMIT).provider();
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
+            return WindowChatMemory.builder().chatMemoryStore(store).maxTokens(WINDOW_TOKENS_LIMIT)
+                    .concurrentSends(sends).provider();
         }
     },
     SUMMARY("summary, folds every turn", true, false) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
             return SummaryChatMemory.builder().chatMemoryStore(store).summarizer(Summarizer.extractive())
-                    .provider();
+                    .concurrentSends(sends).provider();
         }
     },
     SUMMARY_BUFFER("summary-buffer, " + Strategy.SUMMARY_BUFFER_LIMIT + " tokens", true, false) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
             return SummaryBufferChatMemory.builder().chatMemoryStore(store).summarizer(Summarizer.extractive())
-                    .maxBufferTokens(SUMMARY_BUFFER_LIMIT).provider();
+                    .maxBufferTokens(SUMMARY_BUFFER_LIMIT).concurrentSends(sends).provider();
         }
     },
     MEMORY_MD("memory-md", false, true) {
         @Override
-        ChatMemoryProvider provider(SessionStore store) {
-            return id -> MemoryMdChatMemory.builder().id(id).chatMemoryStore(store).build();
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
+            return id -> MemoryMdChatMemory.builder().id(id).chatMemoryStore(store).concurrentSends(sends).build();
         }
     };
 
@@ -76,7 +79,12 @@ enum Strategy {
     }
 
     /** One memory per memory id, all on {@code store}, as {@code AiServices.chatMemoryProvider(…)} takes it. */
-    abstract ChatMemoryProvider provider(SessionStore store);
+    ChatMemoryProvider provider(SessionStore store) {
+        return provider(store, ConcurrentSends.queue());
+    }
+
+    /** {@link #provider(SessionStore)} with a setting for two requests at once on one session. */
+    abstract ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends);
 
     /** True if every message stays in the view verbatim (nothing is cut or folded). */
     boolean showsEverything() {

@@ -55,10 +55,28 @@ class StreamingTest extends ShopTestBase {
     @MethodSource("io.github.memorypack.integration.Cases#strategiesAndStores")
     void should_store_the_streamed_turn_once_and_send_the_new_tool_result_when_a_streamed_tool_turn_is_retried(
             Strategy strategy, StoreKind kind) throws Exception {
+        retryStreamedToolTurn(strategy, kind, true);
+    }
+
+    /**
+     * Without {@code RequestScope.aiServiceListeners()}: the messages the HTTP client's threads add belong
+     * to the one turn running on the session in this process, with its request and attempt, so the
+     * retried streamed turn still shows once, with the new attempt's answer.
+     */
+    @ParameterizedTest(name = "{0} on {1}")
+    @MethodSource("io.github.memorypack.integration.Cases#strategiesAndStores")
+    void should_show_one_answer_when_a_streamed_tool_turn_is_retried_without_the_listeners(Strategy strategy,
+            StoreKind kind) throws Exception {
+        retryStreamedToolTurn(strategy, kind, false);
+    }
+
+    private void retryStreamedToolTurn(Strategy strategy, StoreKind kind, boolean listeners) throws Exception {
         // given
         open(kind);
         ChatMemoryProvider memories = strategy.provider(store);
-        Shop.StreamingAssistant assistant = streamingAssistant(server.streamingModel(), memories);
+        Shop.StreamingAssistant assistant = listeners ? streamingAssistant(server.streamingModel(), memories)
+                : AiServices.builder(Shop.StreamingAssistant.class).streamingChatModel(server.streamingModel())
+                        .chatMemoryProvider(memories).tools(tools).maxToolCallingRoundTrips(10).build();
         stream(assistant, SESSION, Shop.ASK_TEA, Runnable::run);
         stream(assistant, SESSION, Shop.INTRODUCE, Runnable::run);
         int firstRequest = server.requestCount() + 1;
@@ -103,13 +121,9 @@ class StreamingTest extends ShopTestBase {
     @EnumSource(value = Strategy.class, names = {"SUMMARY", "SUMMARY_BUFFER"})
     void should_count_every_request_with_the_reported_usage_when_streams_start_on_another_thread_and_one_is_retried(
             Strategy strategy) throws Exception {
-        // given: usage that differs per request, so a request charged to the wrong session shows
-        Shop.Brain brain = new Shop.Brain();
-        server.answerWith(request -> brain.apply(request).withUsage(100 + request.number(), 7));
-        open(StoreKind.IN_MEMORY);
+        // given: usage that differs per request (see accountedModel)
         TokenAccounting accounting = TokenAccounting.create();
-        OpenAiStreamingChatModel model = OpenAiStreamingChatModel.builder().baseUrl(server.baseUrl()).apiKey("test-key")
-                .modelName("gpt-4o-mini").listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
+        OpenAiStreamingChatModel model = accountedModel(accounting);
         Shop.StreamingAssistant assistant = streamingAssistant(model, accountedProvider(strategy, accounting));
 
         for (String session : List.of("alice", "bob")) {
@@ -133,6 +147,107 @@ class StreamingTest extends ShopTestBase {
             List<ChatMessage> view = accountedProvider(strategy, accounting).get(session).messages();
             PathAssertions.assertShownOnce(strategy, view, Shop.ASK_COFFEE);
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Strategy.class, names = {"SUMMARY", "SUMMARY_BUFFER"})
+    void should_count_the_requests_it_cannot_charge_and_charge_no_other_session_when_streaming_without_the_listeners(
+            Strategy strategy) throws Exception {
+        // given: no RequestScope.aiServiceListeners(); streams started on another thread
+        TokenAccounting accounting = TokenAccounting.create();
+        OpenAiStreamingChatModel model = accountedModel(accounting);
+        Shop.StreamingAssistant assistant = AiServices.builder(Shop.StreamingAssistant.class).streamingChatModel(model)
+                .chatMemoryProvider(accountedProvider(strategy, accounting)).tools(tools).maxToolCallingRoundTrips(10)
+                .build();
+        TokenAccounting.Report aliceAfterHers = null;
+
+        for (String session : List.of("alice", "bob")) {
+            int firstRequest = server.requestCount() + 1;
+
+            // when
+            stream(assistant, session, Shop.ASK_TEA, starter);
+            stream(assistant, session, Shop.INTRODUCE, starter);
+            for (int attempt = 0; attempt < 2; attempt++) {
+                RequestScope.call("coffee-" + session, () -> stream(assistant, session, Shop.ASK_COFFEE, starter));
+            }
+
+            // then: what is charged to the session is its own, the rest is counted as not attributed
+            int requests = requestsFrom(firstRequest).size();
+            TokenAccounting.Report report = accounting.report(session);
+            assertThat(report.requests()).as("requests charged to %s of its %d", session, requests)
+                    .isLessThanOrEqualTo(requests);
+            if (session.equals("alice")) {
+                aliceAfterHers = report;
+                assertThat(report.requests() + accounting.unattributedRequests()).as("charged or counted as not")
+                        .isEqualTo(requests);
+            }
+            List<ChatMessage> view = accountedProvider(strategy, accounting).get(session).messages();
+            PathAssertions.assertShownOnce(strategy, view, Shop.ASK_COFFEE);
+        }
+        assertThat(accounting.report("alice")).as("alice's figures after bob's requests").isEqualTo(aliceAfterHers);
+        assertThat(accounting.report("alice").requests() + accounting.report("bob").requests()
+                + accounting.unattributedRequests()).as("every request charged or counted as not attributed")
+                .isEqualTo(server.requestCount());
+        assertThat(accounting.unattributedRequests()).as("requests sent from the thread that started the stream")
+                .isPositive();
+    }
+
+    /**
+     * {@code branch} lets two streams run on one session at once; without the listeners the memory cannot
+     * tell which of them a callback thread's answer belongs to, so it refuses to store it (the stream
+     * fails, saying what to register) rather than guess: no answer is stored with the wrong question.
+     */
+    @org.junit.jupiter.api.Test
+    void should_fail_loudly_and_store_no_answer_with_the_wrong_question_when_two_streams_branch_without_the_listeners()
+            throws Exception {
+        // given: A's answer held at the server until B's answer has come
+        java.util.concurrent.CountDownLatch bAnswered = new java.util.concurrent.CountDownLatch(1);
+        server.answerWith(request -> {
+            if (request.lastLine().equals("user: " + TwoRequests.A)) {
+                TwoRequests.await(bAnswered, "B never got its answer");
+            }
+            return io.github.memorypack.testkit.OpenAiTestServer.Reply.text("Answer to " + request.lastLine());
+        });
+        open(StoreKind.IN_MEMORY);
+        Shop.StreamingAssistant assistant = AiServices.builder(Shop.StreamingAssistant.class)
+                .streamingChatModel(server.streamingModel())
+                .chatMemoryProvider(Strategy.BUFFER.provider(store, io.github.memorypack.core.ConcurrentSends.branch()))
+                .build();
+
+        // when: each stream started by a thread of its own (two HTTP requests of a web server)
+        CompletableFuture<ChatResponse> a = new CompletableFuture<>();
+        CompletableFuture<ChatResponse> b = new CompletableFuture<>();
+        Thread threadA = new Thread(() -> assistant.chat(SESSION, TwoRequests.A).onCompleteResponse(a::complete)
+                .onError(a::completeExceptionally).start(), "request A");
+        threadA.start();
+        threadA.join();
+        Thread threadB = new Thread(() -> assistant.chat(SESSION, TwoRequests.B).onCompleteResponse(b::complete)
+                .onError(e -> {
+                    b.completeExceptionally(e);
+                    bAnswered.countDown();
+                }).start(), "request B");
+        threadB.start();
+        threadB.join();
+
+        // then
+        for (CompletableFuture<ChatResponse> stream : List.of(b, a)) {
+            Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> stream.get(10, TimeUnit.SECONDS));
+            assertThat(failure).hasRootCauseInstanceOf(IllegalStateException.class)
+                    .rootCause().hasMessageContaining("RequestScope.aiServiceListeners()");
+        }
+        assertThat(log()).as("answers stored").noneMatch(e -> e.message() instanceof AiMessage);
+    }
+
+    /**
+     * Opens an in-memory store and a streaming model charging {@code accounting}; the server reports
+     * usage that differs per request, so a request charged to the wrong session shows.
+     */
+    private OpenAiStreamingChatModel accountedModel(TokenAccounting accounting) {
+        Shop.Brain brain = new Shop.Brain();
+        server.answerWith(request -> brain.apply(request).withUsage(100 + request.number(), 7));
+        open(StoreKind.IN_MEMORY);
+        return OpenAiStreamingChatModel.builder().baseUrl(server.baseUrl()).apiKey("test-key").modelName("gpt-4o-mini")
+                .listeners(List.of(accounting.listener(Tokenizers.o200k()))).build();
     }
 
     private ChatMemoryProvider accountedProvider(Strategy strategy, TokenAccounting accounting) {

@@ -66,7 +66,8 @@ import javax.sql.DataSource;
  *       {@link CorruptRecordException} naming the table, the session and the index. Text round-trips
  *       exactly, NUL and lone surrogates included.</li>
  *   <li>Every {@link SQLException} becomes a {@link StoreException} with the cause chained, naming the
- *       operation and the session. A transaction that failed is rolled back: nothing of it is
+ *       operation, the session, the SQL state and the database's reason in one short line (never the SQL
+ *       statement or the values bound to it: those stay in the cause). A transaction that failed is rolled back: nothing of it is
  *       visible. Serialization failures, deadlocks and races on creating a session row are retried
  *       (they roll back completely); a read whose connection was lost runs again on another
  *       (it changes nothing); nothing else is. When the connection breaks during the commit,
@@ -91,6 +92,8 @@ public final class JdbcSessionStore implements SessionStore {
 
     /** Attempts of a transaction that failed with a serialization failure, deadlock or creation race. */
     static final int MAX_ATTEMPTS = 10;
+    /** Longest database reason a {@link StoreException}'s message quotes, in characters. */
+    static final int MAX_REASON_LENGTH = 200;
     private static final int UNKNOWN_ISOLATION = -1;
 
     /** The SQL dialects the store speaks. */
@@ -726,7 +729,7 @@ public final class JdbcSessionStore implements SessionStore {
             return c;
         } catch (SQLException e) {
             throw new StoreException("JDBC " + operation + " failed" + forSession(sessionId)
-                    + ": no connection from the DataSource (" + e.getMessage() + ")", e);
+                    + ": no connection from the DataSource (" + reason(e) + ")", e);
         }
     }
 
@@ -749,8 +752,57 @@ public final class JdbcSessionStore implements SessionStore {
     }
 
     private static StoreException failure(String operation, String sessionId, SQLException e) {
+        SQLException cause = databaseError(e);
+        String state = cause.getSQLState() != null ? cause.getSQLState() : e.getSQLState();
         return new StoreException("JDBC " + operation + " failed" + forSession(sessionId) + " (SQLState "
-                + e.getSQLState() + "): " + e.getMessage(), e);
+                + state + "): " + reason(e), e);
+    }
+
+    /**
+     * The database's own error behind {@code e}: a batch failure's next exception (PostgreSQL reports the
+     * server's error there, and the batch, its SQL and bound values, in the batch exception), else {@code e}.
+     */
+    private static SQLException databaseError(SQLException e) {
+        SQLException next = e.getNextException();
+        return next != null && next != e ? next : e;
+    }
+
+    /**
+     * What the database said, short enough for a log line and without the statement: drivers put the SQL
+     * (H2: {@code "; SQL statement:"} and the text; PostgreSQL's batches: every bound value, message JSON
+     * included) and detail lines (PostgreSQL's {@code Detail:} quotes the row) into their messages, which
+     * would put hundreds of characters of SQL and the conversation's own text into every error. The whole
+     * exception stays the cause.
+     */
+    static String reason(SQLException e) {
+        String message = databaseError(e).getMessage();
+        if (message == null || message.isBlank()) {
+            return e.getClass().getSimpleName();
+        }
+        int statement = message.indexOf("; SQL statement:");
+        if (statement >= 0) {
+            message = message.substring(0, statement);
+        }
+        int aborted = message.indexOf(" was aborted: ");
+        if (message.startsWith("Batch entry ") && aborted >= 0) {
+            message = message.substring(aborted + " was aborted: ".length());
+        }
+        message = message.strip();
+        int newline = message.indexOf('\n');
+        if (newline >= 0) {
+            message = message.substring(0, newline).strip();
+        }
+        if (message.startsWith("ERROR: ")) {
+            message = message.substring("ERROR: ".length()).strip();
+        }
+        if (message.length() > MAX_REASON_LENGTH) {
+            int end = MAX_REASON_LENGTH - 1;
+            if (Character.isHighSurrogate(message.charAt(end - 1))) {
+                end--; // never half a character
+            }
+            message = message.substring(0, end) + "…";
+        }
+        return message;
     }
 
     private static String forSession(String sessionId) {
@@ -879,7 +931,7 @@ public final class JdbcSessionStore implements SessionStore {
                 product = metaData.getDatabaseProductName();
             } catch (SQLException e) {
                 throw new StoreException("cannot detect the SQL dialect: no connection from the DataSource ("
-                        + e.getMessage() + "); set dialect(...) to build without connecting", e);
+                        + reason(e) + "); set dialect(...) to build without connecting", e);
             }
             Dialect detected = Dialect.of(product);
             if (detected == null) {

@@ -96,7 +96,7 @@ class JdbcInputQaTest {
                 SystemMessage.from(SampleMessages.longText())));
 
         JdbcSessionStore reopened = JdbcSessionStore.builder(pool).tablePrefix(prefix).build();
-        assertThat(reopened.getMessages("one")).containsExactlyElementsOf(messages);
+        assertThat(reopened.read("one", 0, 100)).extracting(Entry::message).containsExactlyElementsOf(messages);
         assertThat(reopened.read("batch", 0, 100)).containsExactlyElementsOf(stored);
         assertThat(reopened.readLast("batch", 1).get(0).timestamp())
                 .isEqualTo(clock.instant().truncatedTo(ChronoUnit.MICROS));

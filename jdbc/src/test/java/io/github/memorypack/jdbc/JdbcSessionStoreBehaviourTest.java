@@ -2,6 +2,7 @@ package io.github.memorypack.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -238,6 +239,56 @@ abstract class JdbcSessionStoreBehaviourTest {
 
         assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(0L, 1L);
         assertThat(store.nextIndex("s")).isEqualTo(2);
+    }
+
+    @Test
+    void should_say_operation_session_sql_state_and_reason_but_not_the_statement_when_the_tables_are_missing() {
+        // given: a store whose tables were never created (no createSchema(), no migration)
+        JdbcSessionStore store = JdbcSessionStore.builder(dataSource()).tablePrefix(prefix).clock(clock).build();
+
+        // when
+        Throwable append = catchThrowable(() -> store.append("ana", entries("hello")));
+        Throwable read = catchThrowable(() -> store.read("ana", 0, 10));
+
+        // then: a short message that names what failed and why; the statement stays in the cause
+        assertShortFailure(append, "JDBC append failed for session 'ana' (SQLState ");
+        assertShortFailure(read, "JDBC read failed for session 'ana' (SQLState ");
+        assertThat(append.getMessage()).containsIgnoringCase(prefix + "session");
+    }
+
+    @Test
+    void should_say_the_database_reason_not_the_batch_statement_when_a_row_of_an_append_is_refused() {
+        // given: the database refuses the second row of a batch (PostgreSQL reports a whole batch, its SQL
+        // and every bound value included, in one BatchUpdateException)
+        JdbcSessionStore store = store();
+        sql("ALTER TABLE " + prefix + "entry ADD CONSTRAINT " + prefix + "no_poison CHECK (message NOT LIKE '%poison%')");
+
+        // when
+        Throwable failure = catchThrowable(() -> store.append("s", entries("fine", "poison " + "x".repeat(2_000))));
+
+        // then
+        assertShortFailure(failure, "JDBC append failed for session 's' (SQLState 23");
+        assertThat(failure.getMessage()).containsIgnoringCase(prefix + "no_poison").doesNotContain("xxxxxxxx");
+    }
+
+    /**
+     * A {@link StoreException} whose message starts with {@code start}, keeps the SQL state of the database's
+     * own error, fits in a log line and holds no SQL statement, with the database's exception as its cause.
+     */
+    private static void assertShortFailure(Throwable failure, String start) {
+        assertThat(failure).isInstanceOf(StoreException.class).hasCauseInstanceOf(SQLException.class);
+        String message = failure.getMessage();
+        assertThat(message).startsWith(start).hasSizeLessThanOrEqualTo(JdbcSessionStore.MAX_REASON_LENGTH + 120)
+                .doesNotContain("\n").doesNotContainIgnoringCase("select ").doesNotContainIgnoringCase("insert into")
+                .doesNotContainIgnoringCase("update ").doesNotContainIgnoringCase("SQL statement");
+        List<String> states = new ArrayList<>();
+        for (Throwable t = failure.getCause(); t != null; t = t instanceof SQLException e && e.getNextException() != null
+                ? e.getNextException() : t.getCause()) {
+            if (t instanceof SQLException e && e.getSQLState() != null) {
+                states.add(e.getSQLState());
+            }
+        }
+        assertThat(states).anySatisfy(state -> assertThat(message).contains("(SQLState " + state + ")"));
     }
 
     // ---------------------------------------------------------------- TTL

@@ -34,7 +34,7 @@ class MemoryMdRareMessagesTest {
                 SystemMessage.from(SampleMessages.longText())));
 
         MemoryMdSessionStore reopened = MemoryMdSessionStore.of(dir);
-        assertThat(reopened.getMessages("one")).containsExactlyElementsOf(messages);
+        assertThat(reopened.read("one", 0, 100)).extracting(Entry::message).containsExactlyElementsOf(messages);
         assertThat(reopened.read("batch", 0, 100)).containsExactlyElementsOf(stored);
         assertThat(reopened.readLast("batch", 1).get(0).timestamp()).isEqualTo(clock.instant());
         assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(SampleMessages.longText());

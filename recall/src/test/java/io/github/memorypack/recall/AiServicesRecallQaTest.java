@@ -243,10 +243,16 @@ class AiServicesRecallQaTest {
 
     @Test
     void should_pair_each_question_with_its_answer_when_streaming_requests_interleave() throws Exception {
-        // given: the sister request is answered only once the budget question has been asked
+        // given: the sister request is answered only once the budget question has been asked (side by side:
+        // under the default ConcurrentSends.queue() the budget request would wait for the sister's answer)
         SessionStore store = InMemorySessionStore.create();
         RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
-        StreamingAssistant assistant = streaming(store, recall);
+        StreamingAssistant assistant = AiServices.builder(StreamingAssistant.class)
+                .streamingChatModel(server.streamingModel())
+                .chatMemoryProvider(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6)
+                        .concurrentSends(io.github.memorypack.core.ConcurrentSends.branch()).provider())
+                .retrievalAugmentor(recall.augmentor()).storeRetrievedContentInChatMemory(false)
+                .registerListeners(RequestScope.aiServiceListeners()).build();
         CountDownLatch budgetAsked = new CountDownLatch(1);
         server.answerWith(request -> {
             String last = request.lastLine();

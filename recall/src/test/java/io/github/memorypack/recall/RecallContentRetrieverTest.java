@@ -289,8 +289,10 @@ class RecallContentRetrieverTest {
 
     @Test
     void should_keep_interleaved_turns_apart_when_two_requests_ran_at_once() throws Exception {
-        // given: two threads of one session, each asking before the other is answered
-        WindowChatMemory memory = window("ana");
+        // given: two threads of one session, each asking before the other is answered (side by side:
+        // under the default ConcurrentSends.queue() the second would wait for the first's answer)
+        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6)
+                .concurrentSends(io.github.memorypack.core.ConcurrentSends.branch()).build();
         CountDownLatch sisterAsked = new CountDownLatch(1);
         CountDownLatch budgetAsked = new CountDownLatch(1);
         CountDownLatch sisterAnswered = new CountDownLatch(1);

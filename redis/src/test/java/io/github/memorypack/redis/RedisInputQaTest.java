@@ -60,7 +60,7 @@ class RedisInputQaTest {
         }
         try (RedisSessionStore reopened = RedisSessionStore.builder().uri(TestRedis.standaloneUri())
                 .keyPrefix(prefix).build()) {
-            assertThat(reopened.getMessages("one")).containsExactlyElementsOf(messages);
+            assertThat(reopened.read("one", 0, 100)).extracting(Entry::message).containsExactlyElementsOf(messages);
             assertThat(reopened.read("batch", 0, 100)).containsExactlyElementsOf(stored);
             assertThat(reopened.readLast("batch", 1).get(0).timestamp()).isEqualTo(clock.instant());
             assertThat(reopened.state("batch").systemMessage().orElseThrow().text()).isEqualTo(SampleMessages.longText());

@@ -23,6 +23,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * An interactive terminal chat on a persistent session: pick a session id and a strategy, talk, quit,
@@ -40,11 +44,14 @@ import java.util.Optional;
  * {@code /summary}, {@code /export <file>} (the whole session; {@code .json} for JSON, else YAML),
  * {@code /sessions}, {@code /help}, {@code /quit}.
  *
- * <p>Options ({@code key=value} arguments or {@code -Dchat.<key>=value}): {@code session},
- * {@code strategy} (asked for when missing), {@code store=file|memory-md} (default file),
- * {@code dir} (default {@code memorypack.chat.dir}, else {@code target/chat-sessions}),
- * {@code offline=true}. Without {@code OPENAI_API_KEY} an offline responder answers, and every
- * answer says so.
+ * <p>Options ({@code key=value} arguments or {@code -Dchat.<key>=value}): {@code session} (any text: it
+ * is the memory id), {@code strategy} (asked for when missing, and asked again when it is not one of
+ * {@link Strategy#labels()}), {@code store=file|memory-md} (default file), {@code dir} (default
+ * {@code memorypack.chat.dir}, else {@code target/chat-sessions}), {@code offline=true}. Without
+ * {@code OPENAI_API_KEY} an offline responder answers, and every answer says so.
+ *
+ * <p>What takes a second or more to load (the store's codec, the tokenizer's vocabulary, recall's
+ * embedding model) loads on other threads while the prompts wait for the user.
  */
 public final class ChatApp {
 
@@ -71,7 +78,12 @@ public final class ChatApp {
                 .forEach(n -> options.put(n.substring("chat.".length()), System.getProperty(n)));
         options.putAll(parseArgs(args));
         options.putIfAbsent("dir", System.getProperty("memorypack.chat.dir", "target/chat-sessions"));
-        run(System.in, System.out, options, System.getenv());
+        try {
+            run(System.in, System.out, options, System.getenv());
+        } catch (IllegalArgumentException e) { // a bad option on the command line: say which, not a stack trace
+            System.err.println("chat: " + e.getMessage());
+            System.exit(2);
+        }
     }
 
     /** {@code key=value} (or {@code --key=value}) arguments; a bare word means {@code word=true}. */
@@ -85,7 +97,12 @@ public final class ChatApp {
         return values;
     }
 
-    /** Runs one chat until {@code /quit} or the end of {@code in}. */
+    /**
+     * Runs one chat until {@code /quit} or the end of {@code in}. A mistyped answer at a prompt (or a
+     * mistyped {@code strategy} option) is reported and asked again.
+     *
+     * @throws IllegalArgumentException for a bad {@code store} option (checked before anything is asked)
+     */
     public static void run(InputStream in, PrintStream out, Map<String, String> options, Map<String, String> environment) {
         new ChatApp(in, out, options, environment).chat();
     }
@@ -96,36 +113,42 @@ public final class ChatApp {
             throw new IllegalArgumentException("the chat app needs a persistent store: file or memory-md");
         }
         Path dir = Path.of(options.getOrDefault("dir", "target/chat-sessions"));
-        SessionStore store = kind.opener(dir).get();
         Optional<OpenAiSettings> openAi = Boolean.parseBoolean(options.getOrDefault("offline", "false"))
                 ? Optional.empty() : OpenAiSettings.from(environment);
-        TokenCountEstimator tokenizer = openAi.map(OpenAiSettings::tokenizer).orElseGet(Tokenizers::o200k);
-        ChatModel model = openAi.map(OpenAiSettings::chatModel).orElseGet(() -> new OfflineResponder(tokenizer));
+        // loaded while the user answers the prompts: each takes about a second on a busy 2-core machine
+        CompletableFuture<SessionStore> opening = CompletableFuture.supplyAsync(() -> kind.opener(dir).get());
+        CompletableFuture<TokenCountEstimator> loading = CompletableFuture.supplyAsync(
+                () -> openAi.map(OpenAiSettings::tokenizer).orElseGet(Tokenizers::o200k));
 
         out.println("Memory Pack chat — " + openAi.map(OpenAiSettings::describe)
                 .orElse("OFFLINE: answers come from a local responder, not a model (set OPENAI_API_KEY for one)"));
         out.println("Sessions are kept in " + dir.toAbsolutePath() + " (" + kind.label() + " store).");
-        String session = option("session", "Session id", "default");
-        SessionIds.validate(session);
-        Strategy strategy = Strategy.of(option("strategy", "Strategy (" + Strategy.labels() + ")",
-                Strategy.SUMMARY_BUFFER.label()));
+        String memoryId = ask("session", "Session id", "default", text -> text);
+        Strategy strategy = ask("strategy", "Strategy (" + Strategy.labels() + ")", Strategy.SUMMARY_BUFFER.label(),
+                Strategy::of);
+        SessionStore store = joined(opening);
+        TokenCountEstimator tokenizer = joined(loading);
+        CompletableFuture<Replay.Augmentation> augmenting = CompletableFuture.supplyAsync(
+                () -> strategy.augmentation(store, tokenizer)); // recall's model, while the first message is typed
+        ChatModel model = openAi.map(OpenAiSettings::chatModel).orElseGet(() -> new OfflineResponder(tokenizer));
         TokenAccounting accounting = TokenAccounting.create();
-        ChatMemory memory = strategy.create(session, store, Strategy.Limits.DEFAULT, tokenizer,
+        ChatMemory memory = strategy.create(memoryId, store, Strategy.Limits.DEFAULT, tokenizer,
                 OpenAiSettings.summarizer(openAi, Strategy.Limits.DEFAULT.summaryTokens(), tokenizer), accounting);
+        String session = SessionIds.of(memoryId);
         long stored = store.nextIndex(session);
-        out.printf(Locale.ROOT, "Session '%s' with %s: %s. Type /help for commands.%n", session,
+        out.printf(Locale.ROOT, "Session '%s' with %s: %s. Type /help for commands.%n", memoryId,
                 strategy.describe(Strategy.Limits.DEFAULT),
                 stored == 0 ? "new session" : "continuing, " + stored + " messages stored");
         memory.add(SYSTEM);
         long sent = 0;
-        try (Replay.Augmentation augmentation = strategy.augmentation(store, tokenizer)) {
+        try (Replay.Augmentation augmentation = new Deferred(augmenting)) {
             for (String line = prompt(); line != null; line = prompt()) {
                 String text = line.strip();
                 if (text.isEmpty()) {
                     continue;
                 }
                 if (text.startsWith("/")) {
-                    if (!command(text, session, strategy, store, memory, tokenizer, sent)) {
+                    if (!command(text, memoryId, strategy, store, memory, tokenizer, sent)) {
                         break;
                     }
                     continue;
@@ -145,18 +168,34 @@ public final class ChatApp {
                 out.println("assistant> " + reply.text());
             }
         }
-        out.println("Bye. Run again with session=" + session + " to continue.");
+        out.println("Bye. Run again with session=" + memoryId + " to continue.");
     }
 
-    private String option(String key, String question, String fallback) {
+    /**
+     * The option {@code key} if it was given and {@code parse} takes it, else the answer to {@code question}
+     * ({@code fallback} for an empty answer or the end of input), asked again, with the reason, until
+     * {@code parse} takes it.
+     */
+    private <T> T ask(String key, String question, String fallback, Function<String, T> parse) {
         String value = options.get(key);
         if (value != null && !value.isBlank()) {
-            return value.strip();
+            try {
+                return parse.apply(value.strip());
+            } catch (IllegalArgumentException e) {
+                out.println(key + "=" + value.strip() + ": " + e.getMessage());
+            }
         }
-        out.print(question + " [" + fallback + "]: ");
-        out.flush();
-        String answer = readLine();
-        return answer == null || answer.isBlank() ? fallback : answer.strip();
+        while (true) {
+            out.print(question + " [" + fallback + "]: ");
+            out.flush();
+            String answer = readLine();
+            String text = answer == null || answer.isBlank() ? fallback : answer.strip();
+            try {
+                return parse.apply(text);
+            } catch (IllegalArgumentException e) {
+                out.println("  " + e.getMessage() + "; try again");
+            }
+        }
     }
 
     private String prompt() {
@@ -174,8 +213,9 @@ public final class ChatApp {
     }
 
     /** Runs a command; false when the chat should end. */
-    private boolean command(String text, String session, Strategy strategy, SessionStore store, ChatMemory memory,
+    private boolean command(String text, String memoryId, Strategy strategy, SessionStore store, ChatMemory memory,
                             TokenCountEstimator tokenizer, long sent) {
+        String session = SessionIds.of(memoryId);
         String[] parts = text.split("\\s+", 2);
         switch (parts[0]) {
             case "/quit", "/exit" -> {
@@ -199,24 +239,57 @@ public final class ChatApp {
                 if (parts.length < 2 || parts[1].isBlank()) {
                     out.println("usage: /export <file>   (.json for JSON, anything else YAML)");
                 } else {
-                    Path file = Path.of(parts[1].strip());
-                    Conversations.Format format = file.toString().toLowerCase(Locale.ROOT).endsWith(".json")
+                    String name = parts[1].strip();
+                    Conversations.Format format = name.toLowerCase(Locale.ROOT).endsWith(".json")
                             ? Conversations.Format.JSON : Conversations.Format.YAML;
                     try {
+                        Path file = Path.of(name);
                         Path parent = file.toAbsolutePath().getParent();
                         Files.createDirectories(parent);
                         Files.writeString(file, Conversations.export(store, session, format), StandardCharsets.UTF_8);
                         out.println("exported " + store.nextIndex(session) + " entries to " + file.toAbsolutePath());
-                    } catch (IOException e) {
-                        out.println("cannot export to " + file + ": " + e.getMessage());
+                    } catch (IOException | InvalidPathException e) {
+                        out.println("cannot export to " + name + ": " + e.getMessage());
                     }
                 }
             }
-            case "/sessions" -> store.sessions().forEach(id -> out.println((id.equals(session) ? "* " : "  ") + id));
+            case "/sessions" -> store.memoryIds().forEach(id -> out.println((id.equals(memoryId) ? "* " : "  ") + id));
             case "/help" -> out.println("/stats  /summary  /export <file>  /sessions  /quit");
             default -> out.println("unknown command " + parts[0] + "; /help lists them");
         }
         return true;
+    }
+
+    /** What {@code future} gives, or the exception it failed with (not wrapped). */
+    private static <T> T joined(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+
+    /** An augmentation still being set up (recall loads its model): the first message waits for it. */
+    private static final class Deferred implements Replay.Augmentation {
+
+        private final CompletableFuture<Replay.Augmentation> augmentation;
+
+        Deferred(CompletableFuture<Replay.Augmentation> augmentation) {
+            this.augmentation = augmentation;
+        }
+
+        @Override
+        public UserMessage augment(Object memoryId, List<ChatMessage> view, UserMessage user) {
+            return joined(augmentation).augment(memoryId, view, user);
+        }
+
+        @Override
+        public void close() {
+            joined(augmentation).close();
+        }
     }
 
     /**

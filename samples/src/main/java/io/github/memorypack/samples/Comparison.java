@@ -16,6 +16,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
@@ -33,6 +37,10 @@ import java.util.stream.Stream;
  * the same numbers on every run. With {@code OPENAI_API_KEY} set (see {@link OpenAiSettings}) a real
  * model answers and summarizes, the provider's token counts are reported next to the estimates, and
  * the output says so ({@code offline=true} keeps it offline anyway).
+ *
+ * <p>The strategies are replayed side by side, as many at once as there are cores (offline; one at a
+ * time with a real model, whose rate limits would otherwise decide): each on its own store, with its
+ * own summarizer and token ledger, so the figures are the same as one at a time (tested).
  *
  * <p>Options as {@code key=value} arguments ({@code mvn ... exec:java -Dexec.args="turns=100 store=memory"})
  * or system properties {@code -Dcomparison.<key>=value}; arguments win. See {@link Options}.
@@ -52,12 +60,15 @@ public final class Comparison {
      * @param store        {@code store=file|memory-md|memory} (default file)
      * @param out          {@code out=<folder>} (default {@code memorypack.comparison.out}, else {@code target/comparison})
      * @param offline      {@code offline=true}: ignore {@code OPENAI_API_KEY}
+     * @param cachedPrice  {@code cachedPrice=0.1}: what a cached prompt token costs, as a share of an uncached one
+     * @param threads      {@code threads=N}: strategies replayed at once ({@code 0}, the default: one per core
+     *                     offline, one with a real model)
      */
     public record Options(List<Strategy> strategies, Strategy.Limits limits, Path conversation, int maxTurns,
-                          StoreKind store, Path out, boolean offline, double cachedPrice) {
+                          StoreKind store, Path out, boolean offline, double cachedPrice, int threads) {
 
         static final List<String> KEYS = List.of("strategies", "window", "maxTokens", "summaryTokens", "conversation",
-                "turns", "store", "out", "offline", "cachedPrice");
+                "turns", "store", "out", "offline", "cachedPrice", "threads");
 
         public Options {
             strategies = List.copyOf(strategies);
@@ -66,6 +77,9 @@ public final class Comparison {
             }
             if (maxTurns < 0) {
                 throw new IllegalArgumentException("turns must be >= 0 (0 = all), was " + maxTurns);
+            }
+            if (threads < 0) {
+                throw new IllegalArgumentException("threads must be >= 0 (0 = one per core), was " + threads);
             }
             if (!(cachedPrice > 0 && cachedPrice <= 1)) {
                 throw new IllegalArgumentException("cachedPrice must be > 0 and <= 1 (0.1, 0.25, 0.5...), was "
@@ -109,7 +123,8 @@ public final class Comparison {
                     StoreKind.of(values.getOrDefault("store", StoreKind.FILE.label())),
                     Path.of(out),
                     Boolean.parseBoolean(values.getOrDefault("offline", "false")),
-                    decimal(values, "cachedPrice", ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR));
+                    decimal(values, "cachedPrice", ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR),
+                    number(values, "threads", 0));
         }
 
         private static double decimal(Map<String, String> values, String key, double fallback) {
@@ -177,18 +192,24 @@ public final class Comparison {
 
         Path stores = options.out().resolve("stores");
         deleteRecursively(stores);
+        int threads = Math.min(options.strategies().size(), options.threads() > 0 ? options.threads()
+                : model == null ? Runtime.getRuntime().availableProcessors() : 1);
+        console.printf(Locale.ROOT, "Replaying %d strateg%s, %d at a time:%n", options.strategies().size(),
+                options.strategies().size() == 1 ? "y" : "ies", threads);
         List<Replay.Result> results = new ArrayList<>();
-        for (Strategy strategy : options.strategies()) {
-            Supplier<SessionStore> opener = options.store().opener(stores.resolve(strategy.label()));
-            Summarizer summarizer = OpenAiSettings.summarizer(openAi, options.limits().summaryTokens(), tokenizer);
-            long started = System.nanoTime();
-            Replay.Result result = Replay.run(strategy.describe(options.limits()), conversation, opener,
-                    (store, accounting) -> strategy.create(Replay.SESSION, store, options.limits(), tokenizer,
-                            summarizer, accounting),
-                    store -> strategy.augmentation(store, tokenizer), tokenizer, model,
-                    progress(console, Math.max(1, turns / 4)));
-            console.printf(Locale.ROOT, "  %s done in %.1f s%n", result.strategy(), (System.nanoTime() - started) / 1e9);
-            results.add(result);
+        ExecutorService replays = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Replay.Result>> running = new ArrayList<>();
+            for (Strategy strategy : options.strategies()) {
+                Conversation script = conversation;
+                running.add(replays.submit(() -> replay(strategy, script, options, stores, openAi, tokenizer, model,
+                        console)));
+            }
+            for (Future<Replay.Result> replay : running) {
+                results.add(resultOf(replay));
+            }
+        } finally {
+            replays.shutdownNow();
         }
         ComparisonReport report = ComparisonReport.write(options.out(), mode, conversation, options.store(), results,
                 options.cachedPrice());
@@ -200,12 +221,38 @@ public final class Comparison {
         return report;
     }
 
-    private static Replay.Progress progress(PrintStream console, int every) {
-        return (strategy, done, total) -> {
-            if (done % every == 0 || done == total) {
-                console.printf(Locale.ROOT, "  %-28s %4d/%d turns%n", strategy, done, total);
+    /** One strategy's replay, on a store folder of its own, with its own summarizer and ledger. */
+    private static Replay.Result replay(Strategy strategy, Conversation conversation, Options options, Path stores,
+                                        Optional<OpenAiSettings> openAi, TokenCountEstimator tokenizer, ChatModel model,
+                                        PrintStream console) {
+        Supplier<SessionStore> opener = options.store().opener(stores.resolve(strategy.label()));
+        Summarizer summarizer = OpenAiSettings.summarizer(openAi, options.limits().summaryTokens(), tokenizer);
+        long started = System.nanoTime();
+        Replay.Result result = Replay.run(strategy.describe(options.limits()), conversation, opener,
+                (store, accounting) -> strategy.create(Replay.SESSION, store, options.limits(), tokenizer,
+                        summarizer, accounting),
+                store -> strategy.augmentation(store, tokenizer), tokenizer, model, Replay.Progress.none());
+        console.printf(Locale.ROOT, "  %-48s %d/%d turns in %.1f s%n", result.strategy(), result.requests(),
+                conversation.turns().size(), (System.nanoTime() - started) / 1e9);
+        return result;
+    }
+
+    /** What a replay returned, or what it threw (unwrapped). */
+    private static Replay.Result resultOf(Future<Replay.Result> replay) {
+        try {
+            return replay.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the strategies were replayed", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
             }
-        };
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     private static void deleteRecursively(Path folder) {

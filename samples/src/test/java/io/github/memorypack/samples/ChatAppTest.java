@@ -71,6 +71,57 @@ class ChatAppTest {
     }
 
     @Test
+    void should_ask_again_when_the_strategy_is_mistyped_at_the_prompt() {
+        // when: a typo, then a blank answer would be the default, but a second typo comes first
+        String out = chat("ana\nsummary-bufer\nwindw\nwindow\nhello\n/quit\n");
+
+        // then: each typo is named with the labels that would do, the prompt comes back, the chat goes on
+        assertThat(out).contains("unknown strategy 'summary-bufer', expected one of " + Strategy.labels() + "; try again",
+                "unknown strategy 'windw'", "Session 'ana' with window (20 messages): new session",
+                ChatApp.OFFLINE_LABEL + " You said \"hello\"");
+        assertThat(out.split("Strategy \\(", -1)).hasSize(4);
+    }
+
+    @Test
+    void should_ask_for_the_strategy_when_the_option_is_mistyped() {
+        // when
+        String out = chat("\nhello\n/quit\n", "session=ana", "strategy=sumary");
+
+        // then: the option's value is reported, the prompt asked, and its default taken for a blank answer
+        assertThat(out).contains("strategy=sumary: unknown strategy 'sumary'", "Strategy (",
+                "Session 'ana' with summary-buffer (2000 tokens): new session", "You said \"hello\"");
+    }
+
+    @Test
+    void should_take_any_text_as_the_session_and_list_sessions_as_typed_when_they_are_not_plain_ids() {
+        // given: two sessions whose names a store cannot use as they are
+        chat("Zoë Müller\nbuffer\nHallo!\n/quit\n");
+        chat("ana@example.com\nwindow\nOlá!\n/quit\n");
+
+        // when: Zoë comes back
+        String out = chat("Wie geht's?\n/sessions\n/stats\n/quit\n", "session=Zoë Müller", "strategy=buffer");
+
+        // then: her conversation continues, and /sessions lists what was typed, not the encoded session ids
+        assertThat(out).contains("Session 'Zoë Müller' with buffer: continuing, 3 messages stored",
+                "the earliest of your messages I still see: \"Hallo!\"", "* Zoë Müller", "  ana@example.com",
+                "stored entries: 5").doesNotContain("~");
+    }
+
+    @Test
+    void should_say_why_and_go_on_when_an_export_path_cannot_be_written() throws Exception {
+        // given: a regular file where the export's folder would be
+        Path file = Files.writeString(dir.resolve("plain-file"), "x");
+
+        // when: a folder under that file, and a name no file system takes (a NUL character)
+        String out = chat("/export " + file + "/ana.json\n/export bad\u0000name.yaml\nstill here\n/quit\n",
+                "session=ana", "strategy=buffer");
+
+        // then
+        assertThat(out).contains("cannot export to " + file + "/ana.json", "cannot export to bad\u0000name.yaml",
+                "You said \"still here\"");
+    }
+
+    @Test
     void should_explain_unknown_commands_and_export_usage() {
         // when
         String out = chat("/nope\n/export\n/help\n/quit\n", "session=dee", "strategy=summary-buffer");

@@ -116,6 +116,26 @@ class ComparisonTest {
     }
 
     @Test
+    void should_give_the_same_figures_when_the_strategies_run_side_by_side_or_one_at_a_time() {
+        // when: every strategy, recall included, four at once and one after the other
+        ComparisonReport parallel = run("offline=true", "threads=4");
+        String parallelOutput = printed;
+        ComparisonReport sequential = run("offline=true", "threads=1");
+
+        // then: the same table, the same files' figures, and one line per strategy either way
+        assertThat(parallel.table()).isEqualTo(sequential.table());
+        for (int i = 0; i < Strategy.values().length; i++) {
+            assertThat(parallel.results().get(i).tokens()).isEqualTo(sequential.results().get(i).tokens());
+            assertThat(parallel.results().get(i).cachedTokens()).isEqualTo(sequential.results().get(i).cachedTokens());
+        }
+        assertThat(parallelOutput).contains("Replaying 8 strategies, 4 at a time:");
+        assertThat(printed).contains("Replaying 8 strategies, 1 at a time:");
+        for (Replay.Result result : parallel.results()) {
+            assertThat(parallelOutput).containsOnlyOnce("  " + result.strategy() + " ");
+        }
+    }
+
+    @Test
     void should_compare_only_the_chosen_strategies_with_the_given_limits() {
         // when
         ComparisonReport report = run("--strategies=window,summary-buffer", "window=4", "maxTokens=800", "offline");
@@ -143,6 +163,8 @@ class ComparisonTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turns");
         assertThatThrownBy(() -> Comparison.Options.parse(new String[] {"strategies=lru"}, Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lru");
+        assertThatThrownBy(() -> Comparison.Options.parse(new String[] {"threads=-1"}, Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("threads");
     }
 
     @Test

@@ -455,12 +455,19 @@ public final class OpenAiTestServer implements AutoCloseable {
         private final List<ToolExecutionRequest> toolCalls;
         private final int promptTokens;
         private final int completionTokens;
+        private final String finishReason;
 
         private Reply(String text, List<ToolExecutionRequest> toolCalls, int promptTokens, int completionTokens) {
+            this(text, toolCalls, promptTokens, completionTokens, null);
+        }
+
+        private Reply(String text, List<ToolExecutionRequest> toolCalls, int promptTokens, int completionTokens,
+                      String finishReason) {
             this.text = text;
             this.toolCalls = toolCalls;
             this.promptTokens = promptTokens;
             this.completionTokens = completionTokens;
+            this.finishReason = finishReason;
         }
 
         /**
@@ -506,7 +513,23 @@ public final class OpenAiTestServer implements AutoCloseable {
             if (promptTokens < 0 || completionTokens < 0) {
                 throw new IllegalArgumentException("token counts must be >= 0");
             }
-            return new Reply(text, toolCalls, promptTokens, completionTokens);
+            return new Reply(text, toolCalls, promptTokens, completionTokens, finishReason);
+        }
+
+        /**
+         * This reply with another OpenAI finish reason: {@code "length"} (cut off at the output limit),
+         * {@code "content_filter"} (stopped by the provider's filter), or any other value the protocol
+         * allows. By default {@code "stop"} for text and {@code "tool_calls"} for tool calls.
+         *
+         * @param finishReason the finish reason to send
+         * @return this reply with that finish reason
+         * @throws IllegalArgumentException if {@code finishReason} is null or blank
+         */
+        public Reply withFinishReason(String finishReason) {
+            if (finishReason == null || finishReason.isBlank()) {
+                throw new IllegalArgumentException("finishReason must not be blank");
+            }
+            return new Reply(text, toolCalls, promptTokens, completionTokens, finishReason);
         }
 
         /**
@@ -546,7 +569,7 @@ public final class OpenAiTestServer implements AutoCloseable {
         }
 
         private String finishReason() {
-            return toolCalls.isEmpty() ? "stop" : "tool_calls";
+            return finishReason != null ? finishReason : toolCalls.isEmpty() ? "stop" : "tool_calls";
         }
 
         @Override

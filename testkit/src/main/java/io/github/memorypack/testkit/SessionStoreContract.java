@@ -9,6 +9,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.NewEntry;
+import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
@@ -562,7 +563,9 @@ public abstract class SessionStoreContract {
         assertThat(store.read("s", 0, 10)).extracting(Entry::index).containsExactly(2L, 3L, 4L);
         assertThat(store.read("s", 1, 2)).extracting(Entry::index).containsExactly(2L, 3L);
         assertThat(texts(store.readLast("s", 10))).containsExactly("c", "d", "e");
-        assertThat(store.getMessages("s")).hasSize(3);
+        assertThat(store.getMessages("s")).as("the state's system message, then the retained messages")
+                .containsExactly(state.systemMessage().orElseThrow(), UserMessage.from("c"), UserMessage.from("d"),
+                        UserMessage.from("e"));
         assertThat(store.nextIndex("s")).isEqualTo(5);
         assertThat(store.state("s")).isEqualTo(state);
 
@@ -591,6 +594,34 @@ public abstract class SessionStoreContract {
         store.delete("never-existed");
 
         assertThat(store.sessions()).containsExactly("A-2", "a.1", "c_state_only");
+    }
+
+    @Test
+    void should_list_memory_ids_as_the_application_gave_them_when_sessions_were_written_under_any_id() {
+        // given: sessions under a plain id, ids that need encoding, a number, and an id too long to encode
+        // (written through LangChain4j's ChatMemoryStore methods, which take the memory id itself)
+        String tooLong = "tenant:42/" + "Zoë ".repeat(40);
+        List<Object> memoryIds = List.of("plain-id", "alice@example.com", "Zoë", 42L, tooLong, "tenant:42/chat");
+        for (Object memoryId : memoryIds) {
+            store.updateMessages(memoryId, List.of(UserMessage.from("hi " + memoryId)));
+        }
+        // and one written by session id alone: a hashed session id whose memory id nobody recorded
+        String unknownHash = SessionIds.of("x".repeat(200));
+        store.append(unknownHash, entries("a"));
+
+        // when
+        List<String> listed = store.memoryIds();
+
+        // then: each memory id's text once, sorted; sessions() has the session ids the store keys by
+        List<String> expected = new ArrayList<>(List.of("plain-id", "alice@example.com", "Zoë", "42", tooLong,
+                "tenant:42/chat", unknownHash));
+        Collections.sort(expected);
+        assertThat(listed).containsExactlyElementsOf(expected);
+        assertThat(store.sessions()).hasSize(expected.size()).contains("plain-id", "42", unknownHash)
+                .doesNotContain("alice@example.com", "Zoë", tooLong);
+
+        store.deleteMessages("Zoë");
+        assertThat(store.memoryIds()).hasSize(expected.size() - 1).doesNotContain("Zoë");
     }
 
     @Test
@@ -673,15 +704,18 @@ public abstract class SessionStoreContract {
         List<ChatMessage> evicted = List.of(AiMessage.from("b"), UserMessage.from("c"));
         store.updateMessages("s", evicted);
 
+        // replaced, and without the system message (a record says so): LangChain4j's "replace all messages"
         List<Entry> read = store.read("s", 0, 10);
-        assertThat(read).extracting(Entry::message).containsExactlyElementsOf(evicted);
-        assertThat(read).extracting(Entry::index).containsExactly(3L, 4L);
+        assertThat(read.subList(0, 2)).extracting(Entry::message).containsExactlyElementsOf(evicted);
+        assertThat(read).extracting(Entry::index).containsExactly(3L, 4L, 5L);
         assertThat(ids(read)).doesNotContainAnyElementsOf(oldIds);
         assertThat(store.state("s")).isEqualTo(state);
+        assertThat(restarted().getMessages("s")).containsExactlyElementsOf(evicted);
 
         store.updateMessages("s", List.of());
         assertThat(restarted().getMessages("s")).isEmpty();
-        assertThat(store.nextIndex("s")).isEqualTo(5);
+        assertThat(store.nextIndex("s")).as("indices continue after the replaced entries and each record")
+                .isEqualTo(7);
     }
 
     @Test

@@ -51,10 +51,13 @@ class SessionStoreContractSelfTest {
 
     @Test
     void should_fail_update_messages_test_when_every_update_replaces() {
-        // it also bypasses the default updateMessages, so a hashed memory id is never kept to be listed back
+        // it also bypasses the default updateMessages, so a hashed memory id is never kept to be listed back,
+        // and a replace without a system message leaves the state's one in the conversation
         assertThat(failuresOf(UpdateAlwaysReplaces.class))
                 .containsExactly("should_append_suffix_and_keep_entry_ids_when_update_messages_extends_stored_list",
-                        "should_keep_any_memory_id_apart_and_list_it_back_when_used_through_chat_memory_store");
+                        "should_keep_any_memory_id_apart_and_list_it_back_when_used_through_chat_memory_store",
+                        "should_list_memory_ids_as_the_application_gave_them_when_sessions_were_written_under_any_id",
+                        "should_replace_log_when_update_messages_is_not_an_extension");
     }
 
     @Test
@@ -76,8 +79,10 @@ class SessionStoreContractSelfTest {
 
     @Test
     void should_fail_bad_id_test_when_store_sanitizes_ids_instead_of_rejecting_them() {
+        // and the encoded session ids it "cleans" ('~' becomes '_') no longer give back their memory ids
         assertThat(failuresOf(SanitizesIds.class))
-                .containsExactly("should_reject_id_and_touch_nothing_when_session_id_is_invalid");
+                .containsExactly("should_list_memory_ids_as_the_application_gave_them_when_sessions_were_written_under_any_id",
+                        "should_reject_id_and_touch_nothing_when_session_id_is_invalid");
     }
 
     @Test

@@ -1,0 +1,89 @@
+package io.github.memorypack.integration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.langchain4j.data.message.CustomMessage;
+import io.github.memorypack.core.ConcurrentSends;
+import io.github.memorypack.core.RequestScope;
+import io.github.memorypack.core.SessionBusyException;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The ends of a queue: a wait that runs out, and a first request that fails. Through the real
+ * {@code AiServices} on the in-memory and file stores.
+ */
+class ConcurrentSendsEdgeTest extends ShopTestBase {
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = StoreKind.class, names = {"IN_MEMORY", "FILE"})
+    void should_refuse_the_second_request_before_any_model_call_when_its_queue_wait_runs_out(StoreKind kind)
+            throws Exception {
+        // given: A held in its tool call; a queue that waits 200 ms
+        open(kind);
+        Shop.Assistant assistant = Shop.assistant(server, Strategy.BUFFER.provider(store,
+                ConcurrentSends.queue(Duration.ofMillis(200))), tools).build();
+        tools.heldItem = TwoRequests.A_ITEM;
+        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
+        new Thread(a, "request A").start();
+        assertThat(tools.held.await(10, TimeUnit.SECONDS)).isTrue();
+        int heldAt = server.requestCount();
+
+        // when
+        FutureTask<String> b = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
+        new Thread(b, "request B").start();
+        Throwable refused = catchThrowable(() -> b.get(10, TimeUnit.SECONDS));
+        tools.release.countDown();
+
+        // then
+        assertThat(refused).isInstanceOf(ExecutionException.class).cause().isInstanceOf(SessionBusyException.class)
+                .hasMessageContaining("queue(PT0.2S)");
+        assertThat(server.requestCount()).as("model calls of the refused request").isEqualTo(heldAt);
+        assertThat(a.get(10, TimeUnit.SECONDS)).startsWith("Answer ");
+        assertThat(log()).noneMatch(e -> PathAssertions.describe(e.message()).contains(TwoRequests.B));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = StoreKind.class, names = {"IN_MEMORY", "FILE"})
+    void should_let_the_next_request_in_at_once_when_the_first_fails_with_the_listeners_registered(StoreKind kind)
+            throws Exception {
+        // given: the model fails A's request; the listeners follow the requests
+        open(kind);
+        AtomicBoolean down = new AtomicBoolean(true);
+        Shop.Brain brain = new Shop.Brain();
+        server.answerWith(request -> {
+            if (down.get() && request.lastLine().equals("user: " + TwoRequests.A)) {
+                throw new IllegalStateException("the model is down");
+            }
+            return brain.apply(request);
+        });
+        Shop.Assistant assistant = Shop.assistant(server, Strategy.BUFFER.provider(store,
+                ConcurrentSends.queue(Duration.ofSeconds(5))), tools).registerListeners(RequestScope.aiServiceListeners())
+                .build();
+        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
+        new Thread(a, "request A").start();
+        assertThat(catchThrowable(() -> a.get(10, TimeUnit.SECONDS))).as("A failed").isNotNull();
+        down.set(false);
+
+        // when: B on another thread (another HTTP request of the server)
+        FutureTask<String> b = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
+        Thread threadB = new Thread(b, "request B");
+        long started = System.nanoTime();
+        threadB.start();
+
+        // then: B did not wait for A's turn, which the listeners ended in the log
+        assertThat(b.get(10, TimeUnit.SECONDS)).startsWith("Answer ");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("B's whole request").isLessThan(Duration.ofSeconds(5));
+        assertThat(log()).as("the end of A's turn in the log").anyMatch(e -> e.message() instanceof CustomMessage custom
+                && "end".equals(custom.attributes().get("memory-pack-record")));
+        assertThat(TwoRequests.of(server.requests(), TwoRequests.B).get(0).history())
+                .as("B's first request: A's question (it never got an answer), then B's")
+                .containsSubsequence("user: " + TwoRequests.A, "user: " + TwoRequests.B);
+    }
+}

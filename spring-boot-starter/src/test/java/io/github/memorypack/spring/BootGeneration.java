@@ -1,0 +1,74 @@
+package io.github.memorypack.spring;
+
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthComponent;
+import org.springframework.boot.actuate.health.HealthEndpoint;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Spring Boot 3.5's spelling of what the starter suites (spring-boot-autoconfigure/src/suite/java)
+ * need and the two generations name differently. The Spring Boot 4 starter has its own, with the same
+ * members.
+ */
+final class BootGeneration {
+
+    /** Which generation the suites run on, for messages. */
+    static final String NAME = "Spring Boot 3.5";
+
+    /** The jars an application without Spring Boot Actuator lacks (by file-name fragment). */
+    static final List<String> ACTUATOR_JARS = List.of("spring-boot-actuator");
+
+    /** Spring Boot's {@code DataSource} auto-configuration, by name (for {@code spring.autoconfigure.exclude}). */
+    static final String DATA_SOURCE_AUTO_CONFIGURATION = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration";
+
+    private BootGeneration() {
+    }
+
+    /** Spring Boot's metrics auto-configuration with the simple registry, as an application with Actuator has it. */
+    static AutoConfigurations metrics() {
+        return AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class);
+    }
+
+    /** Spring Boot's {@code DataSource} auto-configuration. */
+    static AutoConfigurations dataSource() {
+        return AutoConfigurations.of(DataSourceAutoConfiguration.class);
+    }
+
+    /** What the {@code memoryPackHealthIndicator} bean reports now. */
+    static StarterHealth health(ApplicationContext context) {
+        Health health = context.getBean("memoryPackHealthIndicator", HealthIndicator.class).health();
+        return new StarterHealth(health.getStatus().getCode(), Map.copyOf(health.getDetails()));
+    }
+
+    /** The status Actuator's health endpoint shows for {@code component}, or {@code null} when it shows none. */
+    static String endpointStatus(ApplicationContext context, String component) {
+        HealthComponent shown = context.getBean(HealthEndpoint.class).healthForPath(component);
+        return shown == null ? null : shown.getStatus().getCode();
+    }
+
+    /**
+     * {@code runner} with Spring Boot's Redis connection details bean of a standalone server at
+     * {@code host:port}, over TLS with {@code ssl} unless it is {@code null}.
+     */
+    static ApplicationContextRunner withRedisConnectionDetails(ApplicationContextRunner runner, String host, int port,
+                                                               SslBundle ssl) {
+        return runner.withBean(RedisConnectionDetails.class, () -> new RedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(host, port, ssl);
+            }
+        });
+    }
+}

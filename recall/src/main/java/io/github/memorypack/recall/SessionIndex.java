@@ -1010,6 +1010,9 @@ final class SessionIndex implements Closeable {
         final List<Long> entries = new ArrayList<>();
         double fused;
         double relevance;
+        double lexicalPart;
+        double semanticPart;
+        boolean inPeriod;
 
         Hit(long turn) {
             this.turn = turn;
@@ -1053,6 +1056,7 @@ final class SessionIndex implements Closeable {
                 present.removeIf(term -> queryTerms.get(term) == 0.0);
             }
             List<Integer> candidates = new ArrayList<>();
+            double queryFloor = Ablation.number("floor", similarityFloor);
             Map<Integer, Double> bm25Score = new HashMap<>();
             List<Integer> lexicalOrder = new ArrayList<>();
             List<Integer> semanticOrder = new ArrayList<>();
@@ -1091,6 +1095,10 @@ final class SessionIndex implements Closeable {
             }
             if (queryVector != null) {
                 ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity, semanticCandidates);
+                int ref = (int) Ablation.number("semRef", 0);
+                if (ref > 0 && near.length > 0) {
+                    queryFloor = Math.max(queryFloor, near[Math.min(ref, near.length) - 1].score);
+                }
                 candidates.addAll(ranked(near));
                 semanticOrder.addAll(ranked(near));
                 candidates.addAll(textsOf(searcher, near));
@@ -1144,7 +1152,7 @@ final class SessionIndex implements Closeable {
                     cosine = Math.max(cosine, similarity.getOrDefault(docId, 0.0));
                 }
                 // the model's similarity of unrelated texts counts as none: above it, rescaled to 0-1
-                double floor = Ablation.number("floor", similarityFloor);
+                double floor = queryFloor;
                 double semantic = Math.max(0, (cosine - floor) / (1 - floor));
                 hit.relevance = Math.max(coverage, semantic >= Ablation.number("semGate", minRelevance) ? minRelevance : 0);
                 double lexicalPart = bm25 ? lexicalScore : coverage;
@@ -1158,6 +1166,9 @@ final class SessionIndex implements Closeable {
                     hit.fused = Ablation.number("wlex", 1) * lexicalPart
                             + (queryVector == null ? 0 : Ablation.number("wsem", 1) * semantic) + (inPeriod ? PERIOD_BONUS : 0);
                 }
+                hit.lexicalPart = lexicalPart;
+                hit.semanticPart = semantic >= Ablation.number("semGate", minRelevance) ? semantic : 0;
+                hit.inPeriod = inPeriod;
                 boolean relevant = hit.relevance >= minRelevance;
                 if (trace != null) {
                     Ablation.Candidate candidate = new Ablation.Candidate(hit.turn, lexicalScore, coverage, semantic,
@@ -1171,6 +1182,21 @@ final class SessionIndex implements Closeable {
                     continue;
                 }
                 scored.add(hit);
+            }
+            if ("maxnorm".equals(Ablation.get("fusion", "sum"))) {
+                // each half relative to its own best turn: the best lexical and the best semantic turn both score 1
+                double bestLexical = 0;
+                double bestSemantic = 0;
+                for (Hit hit : scored) {
+                    bestLexical = Math.max(bestLexical, hit.lexicalPart);
+                    bestSemantic = Math.max(bestSemantic, hit.semanticPart);
+                }
+                double tie = Ablation.number("tie", 0.1);
+                for (Hit hit : scored) {
+                    double l = bestLexical > 0 ? hit.lexicalPart / bestLexical : 0;
+                    double v = bestSemantic > 0 ? hit.semanticPart / bestSemantic : 0;
+                    hit.fused = Math.max(l, v) + tie * Math.min(l, v) + (hit.inPeriod ? PERIOD_BONUS : 0);
+                }
             }
             scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
             List<Hit> result = new ArrayList<>(scored.subList(0, Math.min(limit, scored.size())));

@@ -162,6 +162,10 @@ public final class RecallAblation {
                     100 * row.kinds.get(QuestionKind.SINGLE_HOP).evidenceShare(),
                     100 * row.kinds.get(QuestionKind.MULTI_HOP).evidenceShare(),
                     100 * row.kinds.get(QuestionKind.TEMPORAL).evidenceShare()));
+            if (!PLANTED_FATES.isEmpty()) {
+                System.err.println("planted misses of " + variant.label() + ": " + PLANTED_FATES);
+                PLANTED_FATES.clear();
+            }
             System.err.printf(Locale.ROOT, "done: %s (%.0f s)%n%s", variant.label(), (System.nanoTime() - started) / 1e9,
                     out.substring(out.lastIndexOf("| " + variant.label())));
         }
@@ -263,5 +267,55 @@ public final class RecallAblation {
         }
         byKind.forEach((kind, counts) -> out.append("  ").append(kind).append(": ").append(counts).append('\n'));
         return out.toString();
+    }
+
+    /** Fates of planted-facts misses, by cause (with {@code -Dablation.trace=true}). */
+    static final Map<String, Integer> PLANTED_FATES = new TreeMap<>();
+
+    static void startTrace() {
+        try {
+            Method start = Class.forName("io.github.memorypack.recall.Ablation").getDeclaredMethod("startTrace");
+            start.setAccessible(true);
+            start.invoke(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Records (and prints) what became of the fact turn of a missed planted-facts question. */
+    static void plantedMiss(SessionStore store, String session, String question, String factTurn) {
+        try {
+            long index = -1;
+            for (Entry entry : store.read(session, 0, Integer.MAX_VALUE)) {
+                if (entry.message() instanceof UserMessage u && u.hasSingleText() && u.singleText().equals(factTurn)) {
+                    index = entry.index();
+                }
+            }
+            Method trace = Class.forName("io.github.memorypack.recall.Ablation").getDeclaredMethod("trace");
+            trace.setAccessible(true);
+            @SuppressWarnings("unchecked")
+            List<Object> candidates = (List<Object>) trace.invoke(null);
+            String fate = "not a candidate";
+            String detail = "";
+            Object best = null;
+            for (Object candidate : candidates == null ? List.<Object>of() : candidates) {
+                Field turn = candidate.getClass().getDeclaredField("turn");
+                Field fateField = candidate.getClass().getDeclaredField("fate");
+                turn.setAccessible(true);
+                fateField.setAccessible(true);
+                if (turn.getLong(candidate) == index) {
+                    fate = (String) fateField.get(candidate);
+                    detail = candidate.toString();
+                }
+                if ("recalled".equals(fateField.get(candidate)) && best == null) {
+                    best = candidate;
+                }
+            }
+            PLANTED_FATES.merge(fate, 1, Integer::sum);
+            System.err.println("planted miss [" + fate + "] " + question + " | " + factTurn + " | " + detail
+                    + " | first recalled: " + best);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

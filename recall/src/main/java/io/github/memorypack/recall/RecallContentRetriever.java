@@ -279,12 +279,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         if (text == null || text.isBlank()) {
             return List.of();
         }
-        boolean strip = Ablation.on("strip", false);
-        float[] early = model == null || strip ? null : embedQuery(text);
+        float[] vector = model == null ? null : model instanceof QuietOnnxModel
+                ? ((QuietOnnxModel) model).embedQuery(text) : model.embed(text).content().vector();
         return withIndex(sessionId, false, index -> {
-            float[] vector = model == null ? null : strip
-                    ? embedQuery(index.withoutCommonWords(text, Ablation.number("stripShare", SessionIndex.COMMON_SHARE)))
-                    : early;
             List<Entry> newest = store.readLast(sessionId, 1);
             long[] period = newest.isEmpty() ? null : Dates.period(text, newest.get(0).timestamp());
             long before = cutoff.firstExcluded();
@@ -298,14 +295,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         });
     }
 
-    private float[] embedQuery(String text) {
-        return model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).embedQuery(text) : model.embed(text).content().vector();
-    }
-
     /**
      * Reads the best turns from the store, within the budget, oldest first: a turn that only asked this
      * same question before is left out (it holds no answer), and so is every turn scoring under
-     * {@link SessionIndex#RELATIVE_CUTOFF} of the best one kept.
+     * {@link SessionIndex#RELATIVE_CUTOFF} ({@link SessionIndex#HYBRID_RELATIVE_CUTOFF} with a model) of the best
+     * one kept.
      */
     private List<Content> assemble(String sessionId, String question, List<SessionIndex.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
@@ -313,26 +307,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
         int budget = maxTokens;
         double best = Double.NaN;
-        double relative = Ablation.number("cutoff", SessionIndex.RELATIVE_CUTOFF);
-        List<Ablation.Candidate> trace = Ablation.trace();
-        Map<Long, Ablation.Candidate> traced = new HashMap<>();
-        if (trace != null) {
-            for (Ablation.Candidate candidate : trace) {
-                traced.put(candidate.turn, candidate);
-            }
-        }
+        double cutoff = model == null ? SessionIndex.RELATIVE_CUTOFF : SessionIndex.HYBRID_RELATIVE_CUTOFF;
         for (SessionIndex.Hit hit : hits) {
-            Ablation.Candidate candidate = traced.get(hit.turn);
-            if (budget <= 0 || hit.fused < relative * best) {
-                if (candidate != null) {
-                    candidate.fate = budget <= 0 ? "budget" : "relative cut-off";
-                }
-                for (SessionIndex.Hit rest : hits.subList(hits.indexOf(hit), hits.size())) {
-                    Ablation.Candidate other = traced.get(rest.turn);
-                    if (other != null && "beyond limit".equals(other.fate)) {
-                        other.fate = budget <= 0 ? "budget" : rest.fused < relative * best ? "relative cut-off" : "budget";
-                    }
-                }
+            if (budget <= 0 || hit.fused < cutoff * best) {
                 break;
             }
             List<Entry> turn = Turns.read(store, sessionId, hit.entries);
@@ -344,9 +321,6 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             }
             String said = Turns.said((UserMessage) turn.get(0).message());
             if (!shown.add(said.toLowerCase(java.util.Locale.ROOT))) {
-                if (candidate != null) {
-                    candidate.fate = "duplicate";
-                }
                 continue; // the same words said again (or the question asked again): one copy, or none
             }
             if (Double.isNaN(best)) {
@@ -361,11 +335,6 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             if (tokens <= budget) {
                 chosen.add(new Recalled(turn.get(0), text, hit.fused));
                 budget -= tokens;
-                if (candidate != null) {
-                    candidate.fate = "recalled";
-                }
-            } else if (candidate != null) {
-                candidate.fate = "budget";
             }
         }
         chosen.sort(Comparator.comparingLong(r -> r.first.index()));

@@ -130,8 +130,24 @@ final class SessionIndex implements Closeable {
     static final double COMMON_SHARE = 0.35;
     /** Sessions shorter than this keep every word's weight (in a short chat, a word said often is its topic). */
     static final int COMMON_MIN_MESSAGES = 100;
-    /** A turn scoring less than this share of the best turn's score is not returned. */
+    /** A turn scoring less than this share of the best turn's score is not returned (lexical only). */
     static final double RELATIVE_CUTOFF = 0.6;
+    /**
+     * The same with a model, where each half's score is relative to its own best turn (see {@link #search}):
+     * on the long-memory benchmarks' tuning conversations, 0.6 lost the planted facts whose turn was the
+     * second or third nearest (75.0% of them found, against 79.0% at 0.45 and 80.6% at 0.4, which recalled
+     * 5 points more of the budget for unanswerable questions).
+     */
+    static final double HYBRID_RELATIVE_CUTOFF = 0.45;
+    /**
+     * With a model, a query's own background similarity is the cosine of its this-many-th nearest message:
+     * a message counts as similar only by how far its cosine is above that (rescaled to 0-1), so that a question
+     * close to everything (the speakers' names, the session's topic) finds nothing special, and a fact
+     * paraphrased in other words is found though its cosine is low in absolute terms.
+     */
+    static final int SEMANTIC_REFERENCE = 10;
+    /** Least semantic score (cosine above the query's background, rescaled to 0-1) that makes a turn relevant. */
+    static final double SEMANTIC_GATE = 0.1;
     /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
     static final int COMMIT_EVERY = 512;
     private static final int READ_BATCH = 256;
@@ -210,12 +226,9 @@ final class SessionIndex implements Closeable {
             TokenStream result = new EnglishPossessiveFilter(source);
             result = new LowerCaseFilter(result);
             result = new StopFilter(result, STOP_WORDS);
-            return new TokenStreamComponents(source, porter ? new org.apache.lucene.analysis.en.PorterStemFilter(result)
-                    : new KStemFilter(result));
+            return new TokenStreamComponents(source, new KStemFilter(result));
         }
     };
-
-    private final boolean porter = "porter".equals(Ablation.get("stem", "kstem"));
 
     private Directory directory;
     private IndexWriter writer;
@@ -832,7 +845,7 @@ final class SessionIndex implements Closeable {
         List<TextSegment> segments = new ArrayList<>(batch.size());
         String prefix = model instanceof QuietOnnxModel ? ((QuietOnnxModel) model).passagePrefix() : "";
         for (Pending message : batch) {
-            List<String> parts = Ablation.on("sentences", true) ? sentences(message.text) : List.of();
+            List<String> parts = sentences(message.text);
             counts.add(1 + parts.size());
             segments.add(TextSegment.from(prefix + message.text));
             for (String part : parts) {
@@ -1009,10 +1022,8 @@ final class SessionIndex implements Closeable {
         /** The log indices of the turn's indexed messages, in log order. */
         final List<Long> entries = new ArrayList<>();
         double fused;
-        double relevance;
-        double lexicalPart;
-        double semanticPart;
-        boolean inPeriod;
+        double coverage;
+        double semantic;
 
         Hit(long turn) {
             this.turn = turn;
@@ -1028,12 +1039,17 @@ final class SessionIndex implements Closeable {
      * matches among the messages of that time. Each turn is then scored from its best message: its
      * lexical coverage (the share of the query's BM25 IDF weight — computed over this session, so words
      * said in most of its messages, such as the speakers' names, weigh little — that the message
-     * holds), and with a model its best cosine similarity (a message's own or one of its sentences').
-     * The final score is their sum (coverage alone without a model), plus {@link #PERIOD_BONUS} for a
-     * turn of the period. A turn is kept when it is relevant on its own —
-     * coverage or similarity at least {@code minRelevance}; the caller keeps those whose score is at
-     * least {@link #RELATIVE_CUTOFF} of the best turn's, so that an unrelated question gets little or
-     * nothing back and the budget goes to the best turns.
+     * holds), and with a model its semantic score: its best cosine similarity (a message's own or one of
+     * its sentences') above the query's background, the cosine of its {@link #SEMANTIC_REFERENCE}th
+     * nearest message (or the model's similarity floor, if higher), rescaled to 0-1. Lexical only, the
+     * final score is the coverage; with a model, each half is divided by its best turn's and the final
+     * score is the larger of the two plus a tenth of the smaller (the best lexical and the best semantic
+     * turn both score about 1: neither half's scale drowns the other). Plus {@link #PERIOD_BONUS} for a
+     * turn of the period. A turn is kept when it is relevant on its own — coverage at least
+     * {@code minRelevance}, or a semantic score at least {@link #SEMANTIC_GATE}; the caller keeps those
+     * whose score is at least {@link #RELATIVE_CUTOFF} ({@link #HYBRID_RELATIVE_CUTOFF} with a model) of
+     * the best turn's, so that an unrelated question gets little or nothing back and the budget goes to
+     * the best turns.
      *
      * @param queryVector the query's embedding, or {@code null} for lexical only
      * @param period      the time the question asks about (epoch milliseconds, inclusive), or {@code null}
@@ -1042,24 +1058,12 @@ final class SessionIndex implements Closeable {
             throws IOException {
         IndexSearcher searcher = acquire(before);
         try {
-            double contextWeight = Ablation.number("context", CONTEXT_WEIGHT);
-            boolean bm25 = "bm25".equals(Ablation.get("rank", "coverage"));
-            boolean rrf = "rrf".equals(Ablation.get("fusion", "sum"));
-            boolean usePeriod = Ablation.on("period", true);
-            int lexicalCandidates = (int) Ablation.number("lexical", LEXICAL_CANDIDATES);
-            int semanticCandidates = (int) Ablation.number("semantic", SEMANTIC_CANDIDATES);
             Query beforeFilter = LongPoint.newRangeQuery(TURN, Long.MIN_VALUE, before - 1);
             Map<Integer, Double> similarity = new HashMap<>();
             List<String> present = new ArrayList<>();
             Map<String, Double> queryTerms = idf(searcher, terms(query), present);
-            if (bm25 && Ablation.number("common", COMMON_SHARE) < 1) {
-                present.removeIf(term -> queryTerms.get(term) == 0.0);
-            }
             List<Integer> candidates = new ArrayList<>();
-            double queryFloor = Ablation.number("floor", similarityFloor);
-            Map<Integer, Double> bm25Score = new HashMap<>();
-            List<Integer> lexicalOrder = new ArrayList<>();
-            List<Integer> semanticOrder = new ArrayList<>();
+            double floor = similarityFloor;
             if (!present.isEmpty()) {
                 // only the words the session used match anything; a long pasted text is held to the
                 // rarest of them, under Lucene's clause limit
@@ -1070,61 +1074,41 @@ final class SessionIndex implements Closeable {
                 BooleanQuery.Builder terms = new BooleanQuery.Builder();
                 for (String term : present) {
                     terms.add(new TermQuery(new Term(TEXT, term)), BooleanClause.Occur.SHOULD);
-                    if (contextWeight > 0) {
-                        terms.add(new BoostQuery(new TermQuery(new Term(CONTEXT, term)), (float) contextWeight),
-                                BooleanClause.Occur.SHOULD);
-                    }
+                    terms.add(new BoostQuery(new TermQuery(new Term(CONTEXT, term)), (float) CONTEXT_WEIGHT),
+                            BooleanClause.Occur.SHOULD);
                 }
                 Query words = terms.build();
                 Query lexical = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
                         .add(beforeFilter, BooleanClause.Occur.FILTER).build();
-                for (ScoreDoc doc : searcher.search(lexical, lexicalCandidates).scoreDocs) {
-                    candidates.add(doc.doc);
-                    lexicalOrder.add(doc.doc);
-                    bm25Score.merge(doc.doc, (double) doc.score, Math::max);
-                }
-                if (period != null && usePeriod) {
+                candidates.addAll(ranked(searcher.search(lexical, LEXICAL_CANDIDATES).scoreDocs));
+                if (period != null) {
                     Query then = new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
                             .add(beforeFilter, BooleanClause.Occur.FILTER)
                             .add(LongPoint.newRangeQuery(TIME, period[0], period[1]), BooleanClause.Occur.FILTER).build();
-                    for (ScoreDoc doc : searcher.search(then, PERIOD_CANDIDATES).scoreDocs) {
-                        candidates.add(doc.doc);
-                        bm25Score.merge(doc.doc, (double) doc.score, Math::max);
-                    }
+                    candidates.addAll(ranked(searcher.search(then, PERIOD_CANDIDATES).scoreDocs));
                 }
             }
             if (queryVector != null) {
-                ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity, semanticCandidates);
-                int ref = (int) Ablation.number("semRef", 0);
-                if (ref > 0 && near.length > 0) {
-                    queryFloor = Math.max(queryFloor, near[Math.min(ref, near.length) - 1].score);
+                ScoreDoc[] near = nearest(searcher, SegmentVectors.unit(queryVector), before, similarity);
+                if (near.length > 0) {
+                    floor = Math.max(floor, near[Math.min(SEMANTIC_REFERENCE, near.length) - 1].score);
                 }
                 candidates.addAll(ranked(near));
-                semanticOrder.addAll(ranked(near));
                 candidates.addAll(textsOf(searcher, near));
             }
             Map<Long, List<Integer>> docsOfTurn = new HashMap<>();
             Map<Long, Hit> hits = group(candidates, searcher, docsOfTurn);
-            Map<Long, Integer> lexicalRank = rrf ? turnRanks(searcher, lexicalOrder) : Map.of();
-            Map<Long, Integer> semanticRank = rrf ? turnRanks(searcher, semanticOrder) : Map.of();
-            double bestBm25 = 0;
-            for (double score : bm25Score.values()) {
-                bestBm25 = Math.max(bestBm25, score);
-            }
             double queryWeight = 0;
             for (double weight : queryTerms.values()) {
                 queryWeight += weight;
             }
             Map<Integer, Double> covered = queryWeight > 0 ? covered(searcher, TEXT, queryTerms, docsOfTurn) : Map.of();
-            Map<Integer, Double> context = queryWeight > 0 && contextWeight > 0
-                    ? covered(searcher, CONTEXT, queryTerms, docsOfTurn) : Map.of();
+            Map<Integer, Double> context = queryWeight > 0 ? covered(searcher, CONTEXT, queryTerms, docsOfTurn) : Map.of();
             List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
             List<Hit> scored = new ArrayList<>();
-            List<Ablation.Candidate> trace = Ablation.trace();
             for (Hit hit : hits.values()) {
                 double coverage = 0;
                 double cosine = 0;
-                double lexicalScore = 0;
                 boolean inPeriod = false;
                 for (int docId : docsOfTurn.get(hit.turn)) {
                     LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
@@ -1134,7 +1118,7 @@ final class SessionIndex implements Closeable {
                             hit.turnId = turnIds.binaryValue().utf8ToString();
                         }
                     }
-                    if (period != null && usePeriod) {
+                    if (period != null) {
                         NumericDocValues times = DocValues.getNumeric(leaf.reader(), TIME);
                         if (times.advanceExact(docId - leaf.docBase)) {
                             long time = times.longValue();
@@ -1144,58 +1128,31 @@ final class SessionIndex implements Closeable {
                     if (queryWeight > 0) {
                         double own = covered.getOrDefault(docId, 0.0);
                         double around = Math.max(0, context.getOrDefault(docId, 0.0) - own);
-                        coverage = Math.max(coverage, (own + contextWeight * around) / queryWeight);
-                    }
-                    if (bestBm25 > 0) {
-                        lexicalScore = Math.max(lexicalScore, bm25Score.getOrDefault(docId, 0.0) / bestBm25);
+                        coverage = Math.max(coverage, (own + CONTEXT_WEIGHT * around) / queryWeight);
                     }
                     cosine = Math.max(cosine, similarity.getOrDefault(docId, 0.0));
                 }
-                // the model's similarity of unrelated texts counts as none: above it, rescaled to 0-1
-                double floor = queryFloor;
-                double semantic = Math.max(0, (cosine - floor) / (1 - floor));
-                hit.relevance = Math.max(coverage, semantic >= Ablation.number("semGate", minRelevance) ? minRelevance : 0);
-                double lexicalPart = bm25 ? lexicalScore : coverage;
-                if (rrf) {
-                    Integer l = lexicalRank.get(hit.turn);
-                    Integer v = semanticRank.get(hit.turn);
-                    hit.fused = (l == null ? 0 : 1.0 / (60 + l)) + (v == null ? 0 : 1.0 / (60 + v))
-                            + (inPeriod ? PERIOD_BONUS / 60 : 0);
-                } else {
-                    // both on one scale (0-1), summed: a turn strong on either and not weak on the other wins
-                    hit.fused = Ablation.number("wlex", 1) * lexicalPart
-                            + (queryVector == null ? 0 : Ablation.number("wsem", 1) * semantic) + (inPeriod ? PERIOD_BONUS : 0);
-                }
-                hit.lexicalPart = lexicalPart;
-                hit.semanticPart = semantic >= Ablation.number("semGate", minRelevance) ? semantic : 0;
-                hit.inPeriod = inPeriod;
-                boolean relevant = hit.relevance >= minRelevance;
-                if (trace != null) {
-                    Ablation.Candidate candidate = new Ablation.Candidate(hit.turn, lexicalScore, coverage, semantic,
-                            hit.fused, relevant);
-                    if (!relevant) {
-                        candidate.fate = "under minimum";
-                    }
-                    trace.add(candidate);
-                }
-                if (!relevant) {
+                // the query's background similarity counts as none: above it, rescaled to 0-1
+                double semantic = queryVector == null ? 0 : Math.max(0, (cosine - floor) / (1 - floor));
+                if (coverage < minRelevance && (queryVector == null || semantic < SEMANTIC_GATE)) {
                     continue;
                 }
+                hit.coverage = coverage;
+                hit.semantic = semantic;
+                hit.fused = coverage + (inPeriod ? PERIOD_BONUS : 0);
                 scored.add(hit);
             }
-            if ("maxnorm".equals(Ablation.get("fusion", "sum"))) {
-                // each half relative to its own best turn: the best lexical and the best semantic turn both score 1
-                double bestLexical = 0;
+            if (queryVector != null) {
+                double bestCoverage = 0;
                 double bestSemantic = 0;
                 for (Hit hit : scored) {
-                    bestLexical = Math.max(bestLexical, hit.lexicalPart);
-                    bestSemantic = Math.max(bestSemantic, hit.semanticPart);
+                    bestCoverage = Math.max(bestCoverage, hit.coverage);
+                    bestSemantic = Math.max(bestSemantic, hit.semantic >= SEMANTIC_GATE ? hit.semantic : 0);
                 }
-                double tie = Ablation.number("tie", 0.1);
                 for (Hit hit : scored) {
-                    double l = bestLexical > 0 ? hit.lexicalPart / bestLexical : 0;
-                    double v = bestSemantic > 0 ? hit.semanticPart / bestSemantic : 0;
-                    hit.fused = Math.max(l, v) + tie * Math.min(l, v) + (hit.inPeriod ? PERIOD_BONUS : 0);
+                    double lexical = bestCoverage > 0 ? hit.coverage / bestCoverage : 0;
+                    double semantic = bestSemantic > 0 && hit.semantic >= SEMANTIC_GATE ? hit.semantic / bestSemantic : 0;
+                    hit.fused += Math.max(lexical, semantic) + 0.1 * Math.min(lexical, semantic) - hit.coverage;
                 }
             }
             scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
@@ -1205,20 +1162,6 @@ final class SessionIndex implements Closeable {
         } finally {
             searchers.release(searcher);
         }
-    }
-
-    /** Each turn's rank (1 = best) among the distinct turns of a ranked list of documents. */
-    private static Map<Long, Integer> turnRanks(IndexSearcher searcher, List<Integer> docs) throws IOException {
-        List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-        Map<Long, Integer> ranks = new HashMap<>();
-        for (int docId : docs) {
-            LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
-            NumericDocValues turns = DocValues.getNumeric(leaf.reader(), TURN);
-            if (turns.advanceExact(docId - leaf.docBase)) {
-                ranks.putIfAbsent(turns.longValue(), ranks.size() + 1);
-            }
-        }
-        return ranks;
     }
 
     /**
@@ -1271,9 +1214,9 @@ final class SessionIndex implements Closeable {
      * computing every float product; {@link SegmentVectors#scan} computes it only for the vectors whose
      * 8-bit estimate could enter. Their similarities go into {@code similarity}.
      */
-    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity,
-                               int count) throws IOException {
-        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(count + 1,
+    private ScoreDoc[] nearest(IndexSearcher searcher, float[] query, long before, Map<Integer, Double> similarity)
+            throws IOException {
+        PriorityQueue<ScoreDoc> best = new PriorityQueue<>(SEMANTIC_CANDIDATES + 1,
                 Comparator.comparingDouble(d -> d.score));
         SegmentVectors.QueryVector prepared = new SegmentVectors.QueryVector(query);
         for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
@@ -1281,7 +1224,7 @@ final class SessionIndex implements Closeable {
             if (sums.length < segment.size()) {
                 sums = new int[segment.size()];
             }
-            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, count, sums);
+            segment.scan(prepared, before, leaf.reader().getLiveDocs(), leaf.docBase, best, SEMANTIC_CANDIDATES, sums);
         }
         ScoreDoc[] top = new ScoreDoc[best.size()];
         for (int i = top.length - 1; i >= 0; i--) {
@@ -1455,44 +1398,13 @@ final class SessionIndex implements Closeable {
             long df = searcher.getIndexReader().docFreq(new Term(TEXT, term));
             // a word in more than COMMON_SHARE of a long session's messages (the speakers' names) weighs
             // nothing: it says nothing about which turn the question is after
-            weights.put(term, df == 0 ? unknown : docs >= COMMON_MIN_MESSAGES && df > Ablation.number("common", COMMON_SHARE) * docs ? 0.0
+            weights.put(term, df == 0 ? unknown : docs >= COMMON_MIN_MESSAGES && df > COMMON_SHARE * docs ? 0.0
                     : Math.log(1 + (docs - df + 0.5) / (df + 0.5)));
             if (df > 0) {
                 present.add(term);
             }
         }
         return weights;
-    }
-
-    /**
-     * {@code text} without the words that are common in this session (in more than {@code share} of the
-     * messages of a session of at least {@link #COMMON_MIN_MESSAGES}): the speakers' names, which would
-     * dominate the text's embedding.
-     */
-    String withoutCommonWords(String text, double share) throws IOException {
-        IndexSearcher searcher = acquire(Long.MAX_VALUE);
-        try {
-            CollectionStatistics stats = searcher.collectionStatistics(TEXT);
-            long docs = stats == null ? 0 : stats.docCount();
-            if (docs < COMMON_MIN_MESSAGES) {
-                return text;
-            }
-            StringBuilder kept = new StringBuilder();
-            for (String word : text.split("(?<=\\s)|(?=\\s)")) {
-                Set<String> terms = word.isBlank() ? Set.of() : terms(word);
-                boolean common = false;
-                for (String term : terms) {
-                    common |= searcher.getIndexReader().docFreq(new Term(TEXT, term)) > share * docs;
-                }
-                if (!common) {
-                    kept.append(word);
-                }
-            }
-            String result = kept.toString().replaceAll("\\s+", " ").strip();
-            return result.isEmpty() ? text : result;
-        } finally {
-            searchers.release(searcher);
-        }
     }
 
     /** The distinct terms the analyzer makes of {@code text}. */

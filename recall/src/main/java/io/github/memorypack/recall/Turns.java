@@ -123,17 +123,9 @@ final class Turns {
                 lines.append("\nAssistant: ").append(((AiMessage) message).text().strip());
             }
         }
-        String label = Ablation.get("label", "long");
-        StringBuilder text = new StringBuilder("Earlier turn (").append(label.equals("short")
-                ? java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", java.util.Locale.ROOT)
-                        .withZone(java.time.ZoneOffset.UTC).format(turn.get(0).timestamp())
-                : label.equals("day") ? java.time.format.DateTimeFormatter.ofPattern("d MMM yyyy", java.util.Locale.ENGLISH)
-                        .withZone(java.time.ZoneOffset.UTC).format(turn.get(0).timestamp())
-                : Dates.label(turn.get(0).timestamp()));
-        if (Ablation.on("resolve", true)) {
-            for (String note : Dates.resolve(lines.toString(), turn.get(0).timestamp())) {
-                text.append("; ").append(note);
-            }
+        StringBuilder text = new StringBuilder("Earlier turn (").append(Dates.label(turn.get(0).timestamp()));
+        for (String note : Dates.resolve(lines.toString(), turn.get(0).timestamp())) {
+            text.append("; ").append(note);
         }
         return text.append("):").append(lines).toString();
     }

@@ -327,9 +327,6 @@ public final class LongMemoryBenchmark {
             UserMessage user = UserMessage.from(turn.user());
             UserMessage sent = user;
             if (augmentor != null) {
-                if (turn.probe() != null && Boolean.getBoolean("ablation.trace")) {
-                    RecallAblation.startTrace();
-                }
                 Metadata metadata = Metadata.builder().chatMessage(user).chatMemory(view).invocationContext(context).build();
                 sent = (UserMessage) augmentor.augment(new AugmentationRequest(user, metadata)).chatMessage();
             }
@@ -344,9 +341,6 @@ public final class LongMemoryBenchmark {
                 String text = text(request);
                 questions++;
                 boolean found = text.contains(turn.probe().factTurn());
-                if (!found && augmentor != null && Boolean.getBoolean("ablation.trace")) {
-                    RecallAblation.plantedMiss(store, SESSION, turn.user(), turn.probe().factTurn());
-                }
                 if (!found && Boolean.getBoolean("longmemory.debug")) {
                     System.err.println("not in request: " + turn.user() + " | fact turn: " + turn.probe().factTurn()
                             + (sent == user ? "" : "\n  recalled: " + sent.singleText().substring(turn.user().length())

@@ -70,10 +70,13 @@ import org.slf4j.LoggerFactory;
  * lexical coverage (the share of the query's BM25 IDF weight, computed over the session, that its best
  * message holds: words said in many of a session's messages weigh little, and in a session of 100
  * messages or more a word said in more than 35% of them, such as the speakers' names, weighs nothing)
- * plus its best cosine similarity above the model's similarity floor (rescaled to 0-1), plus a bonus for a turn from the period the question names
- * ("in May 2023", "last week", relative to the session's newest entry); that score is the content's
- * {@link ContentMetadata#SCORE}. A turn is returned only when its coverage or similarity reaches
- * {@link Builder#minScore(double) minScore} and its score is at least 60% of the best turn's, so an
+ * plus a bonus for a turn from the period the question names ("in May 2023", "last week", relative
+ * to the session's newest entry). With a model, a turn's semantic score is its best cosine similarity
+ * above the query's own background (the cosine of its 10th nearest message), rescaled to 0-1; each
+ * half is divided by its best turn's, and the score is the larger plus a tenth of the smaller, plus the
+ * period's bonus, divided by 1.1. That score is the content's {@link ContentMetadata#SCORE}. A turn is returned only
+ * when its coverage reaches {@link Builder#minScore(double) minScore} (or, with a model, its semantic
+ * score reaches a third of it, 0.1 by default) and its score is at least 60% (with a model 45%) of the best turn's, so an
  * unrelated question gets little or nothing. The best turns are taken while they fit in
  * {@link Builder#maxTokens(int) maxTokens} (counted with the {@link Builder#tokenizer tokenizer}; a
  * single best turn larger than the whole budget is cut to it) and returned oldest first, each as
@@ -757,7 +760,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
 
         /**
-         * Least relevance (0 to 1) a turn needs to be recalled (default {@value RecallContentRetriever#DEFAULT_MIN_SCORE}).
+         * Least lexical coverage (0 to 1) that makes a turn relevant (default
+         * {@value RecallContentRetriever#DEFAULT_MIN_SCORE}); with a model, a turn whose semantic score
+         * (its cosine above the query's background, rescaled to 0-1) reaches a third of it is relevant too.
          *
          * @param minScore the least relevance, 0 to 1
          * @return this builder

@@ -146,8 +146,12 @@ final class SessionIndex implements Closeable {
      * paraphrased in other words is found though its cosine is low in absolute terms.
      */
     static final int SEMANTIC_REFERENCE = 10;
-    /** Least semantic score (cosine above the query's background, rescaled to 0-1) that makes a turn relevant. */
-    static final double SEMANTIC_GATE = 0.1;
+    /**
+     * The least semantic score (cosine above the query's background, rescaled to 0-1) that makes a turn
+     * relevant, as a share of {@code minScore} (the least coverage): at the default minScore 0.3, 0.1 (0.05 and
+     * 0.2 were measured: see {@link #HYBRID_RELATIVE_CUTOFF}'s benchmark; 0.2 found 66.3% of the planted facts).
+     */
+    static final double SEMANTIC_SHARE = 1.0 / 3;
     /** Documents added between two commits of a persistent index (an uncommitted tail is caught up from the log). */
     static final int COMMIT_EVERY = 512;
     private static final int READ_BATCH = 256;
@@ -1043,10 +1047,10 @@ final class SessionIndex implements Closeable {
      * its sentences') above the query's background, the cosine of its {@link #SEMANTIC_REFERENCE}th
      * nearest message (or the model's similarity floor, if higher), rescaled to 0-1. Lexical only, the
      * final score is the coverage; with a model, each half is divided by its best turn's and the final
-     * score is the larger of the two plus a tenth of the smaller (the best lexical and the best semantic
-     * turn both score about 1: neither half's scale drowns the other). Plus {@link #PERIOD_BONUS} for a
+     * score is the larger of the two plus a tenth of the smaller, divided by 1.1 (the best lexical and the
+     * best semantic turn both score about 1: neither half's scale drowns the other). Plus {@link #PERIOD_BONUS} for a
      * turn of the period. A turn is kept when it is relevant on its own — coverage at least
-     * {@code minRelevance}, or a semantic score at least {@link #SEMANTIC_GATE}; the caller keeps those
+     * {@code minRelevance}, or a semantic score at least {@link #SEMANTIC_SHARE} of it; the caller keeps those
      * whose score is at least {@link #RELATIVE_CUTOFF} ({@link #HYBRID_RELATIVE_CUTOFF} with a model) of
      * the best turn's, so that an unrelated question gets little or nothing back and the budget goes to
      * the best turns.
@@ -1064,6 +1068,7 @@ final class SessionIndex implements Closeable {
             Map<String, Double> queryTerms = idf(searcher, terms(query), present);
             List<Integer> candidates = new ArrayList<>();
             double floor = similarityFloor;
+            double semanticGate = SEMANTIC_SHARE * minRelevance;
             if (!present.isEmpty()) {
                 // only the words the session used match anything; a long pasted text is held to the
                 // rarest of them, under Lucene's clause limit
@@ -1134,7 +1139,7 @@ final class SessionIndex implements Closeable {
                 }
                 // the query's background similarity counts as none: above it, rescaled to 0-1
                 double semantic = queryVector == null ? 0 : Math.max(0, (cosine - floor) / (1 - floor));
-                if (coverage < minRelevance && (queryVector == null || semantic < SEMANTIC_GATE)) {
+                if (coverage < minRelevance && (queryVector == null || semantic < semanticGate)) {
                     continue;
                 }
                 hit.coverage = coverage;
@@ -1147,12 +1152,14 @@ final class SessionIndex implements Closeable {
                 double bestSemantic = 0;
                 for (Hit hit : scored) {
                     bestCoverage = Math.max(bestCoverage, hit.coverage);
-                    bestSemantic = Math.max(bestSemantic, hit.semantic >= SEMANTIC_GATE ? hit.semantic : 0);
+                    bestSemantic = Math.max(bestSemantic, hit.semantic >= semanticGate ? hit.semantic : 0);
                 }
                 for (Hit hit : scored) {
                     double lexical = bestCoverage > 0 ? hit.coverage / bestCoverage : 0;
-                    double semantic = bestSemantic > 0 && hit.semantic >= SEMANTIC_GATE ? hit.semantic / bestSemantic : 0;
-                    hit.fused += Math.max(lexical, semantic) + 0.1 * Math.min(lexical, semantic) - hit.coverage;
+                    double semantic = bestSemantic > 0 && hit.semantic >= semanticGate ? hit.semantic / bestSemantic : 0;
+                    // the best turn of either half scores about 1 (at most 1 but for the period's bonus)
+                    double bonus = hit.fused - hit.coverage;
+                    hit.fused = (Math.max(lexical, semantic) + 0.1 * Math.min(lexical, semantic) + bonus) / 1.1;
                 }
             }
             scored.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));

@@ -7,11 +7,8 @@ import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * What recall reads out of a log entry and how it shows a turn: the searchable text of a message,
@@ -29,9 +26,6 @@ final class Turns {
     private static final int TURN_READ = 16;
     /** Longest turn that is read back, in entries; what follows is left out of the recalled text. */
     static final int MAX_TURN_ENTRIES = 256;
-
-    private static final DateTimeFormatter DATE =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     private Turns() {
     }
@@ -112,26 +106,27 @@ final class Turns {
         return turn.size() > MAX_TURN_ENTRIES ? turn.subList(0, MAX_TURN_ENTRIES) : turn;
     }
 
-    /** The label of a recalled turn: when its user message was appended. */
-    static String date(Entry entry) {
-        return DATE.format(entry.timestamp());
-    }
-
     /**
-     * A turn as recalled text: a header with its date, then one line per user and AI message with
-     * text. Tool calls, tool results and system messages are left out.
+     * A turn as recalled text: a header with its date ({@code Earlier turn (Sunday 7 May 2023, 13:56
+     * UTC):}) and what the relative times it says meant on that date ({@code "yesterday" = Saturday 6 May
+     * 2023}), then one line per user and AI message with text. Tool calls, tool results and system
+     * messages are left out.
      */
     static String render(List<Entry> turn) {
-        StringBuilder text = new StringBuilder("Earlier turn (").append(date(turn.get(0))).append("):");
+        StringBuilder lines = new StringBuilder();
         for (Entry entry : turn) {
             ChatMessage message = entry.message();
             if (message instanceof UserMessage) {
-                text.append("\nUser: ").append(said((UserMessage) message));
+                lines.append("\nUser: ").append(said((UserMessage) message));
             } else if (message instanceof AiMessage && ((AiMessage) message).text() != null
                     && !((AiMessage) message).text().isBlank()) {
-                text.append("\nAssistant: ").append(((AiMessage) message).text().strip());
+                lines.append("\nAssistant: ").append(((AiMessage) message).text().strip());
             }
         }
-        return text.toString();
+        StringBuilder text = new StringBuilder("Earlier turn (").append(Dates.label(turn.get(0).timestamp()));
+        for (String note : Dates.resolve(lines.toString(), turn.get(0).timestamp())) {
+            text.append("; ").append(note);
+        }
+        return text.append("):").append(lines).toString();
     }
 }

@@ -145,7 +145,7 @@ class AiServicesRecallQaTest {
     @Test
     void should_recall_each_sessions_own_turns_when_memory_ids_are_not_plain_strings() throws Exception {
         SessionStore store = InMemorySessionStore.create();
-        Assistant assistant = assistant(window(store), recall(RecallContentRetriever.builder().store(store)), false);
+        Assistant assistant = assistant(window(store), recall(RecallContentRetriever.builder().store(store).hybrid()), false);
 
         plantTowns(assistant);
 
@@ -156,7 +156,7 @@ class AiServicesRecallQaTest {
     void should_recall_each_sessions_own_turns_from_persistent_indexes_after_a_restart() throws Exception {
         // given: a file store; every session indexed once, then the retriever and services stop
         FileSessionStore store = FileSessionStore.of(folder);
-        RecallContentRetriever first = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever first = recall(RecallContentRetriever.builder().store(store).hybrid());
         plantTowns(assistant(window(store), first, false));
         for (Object id : TOWNS.keySet()) {
             first.update(id);
@@ -166,7 +166,7 @@ class AiServicesRecallQaTest {
         first.close();
 
         // when: a new retriever (and new memories) on the same folder
-        RecallContentRetriever second = recall(RecallContentRetriever.builder().store(FileSessionStore.of(folder)));
+        RecallContentRetriever second = recall(RecallContentRetriever.builder().store(FileSessionStore.of(folder)).hybrid());
         Assistant assistant = assistant(window(store), second, false);
 
         // then
@@ -179,7 +179,7 @@ class AiServicesRecallQaTest {
             throws Exception {
         // given
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         Assistant assistant = assistant(window(store), recall, storeRetrieved);
         ask(assistant, "ana", SISTER);
         fillers(assistant, "ana", 0, 10);
@@ -220,7 +220,7 @@ class AiServicesRecallQaTest {
     void should_recall_only_the_latest_attempt_when_a_streaming_request_is_retried() throws Exception {
         // given: a streaming request answered, then retried under the same request id with another answer
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         StreamingAssistant assistant = streaming(store, recall);
         server.answerWith(request -> OpenAiTestServer.Reply.text(
                 request.lastLine().contains(SISTER) && request.number() == 1 ? "Ingrid lives in Bergen, I think."
@@ -246,7 +246,7 @@ class AiServicesRecallQaTest {
         // given: the sister request is answered only once the budget question has been asked (side by side:
         // under the default ConcurrentSends.queue() the budget request would wait for the sister's answer)
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         StreamingAssistant assistant = AiServices.builder(StreamingAssistant.class)
                 .streamingChatModel(server.streamingModel())
                 .chatMemoryProvider(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6)
@@ -291,7 +291,7 @@ class AiServicesRecallQaTest {
     void should_follow_clear_evict_and_delete_of_memories_the_provider_created() throws Exception {
         // given: three sessions told the same fact, far outside the window
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         Assistant assistant = assistant(window(store), recall, false);
         for (String id : List.of("cleared", "evicted", "deleted")) {
             ask(assistant, id, SISTER);
@@ -313,7 +313,7 @@ class AiServicesRecallQaTest {
     @Test
     void should_not_recall_what_retention_trimmed() throws Exception {
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         Assistant assistant = assistant(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6)
                 .retention(Retention.keepLast(16)).provider(), recall, false);
         ask(assistant, "ana", SISTER);
@@ -345,7 +345,7 @@ class AiServicesRecallQaTest {
     void should_recall_with_a_single_chat_memory_of_the_default_id() throws Exception {
         // AiServices.chatMemory(…) (one memory, no @MemoryId) passes the memory id "default"
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
 
         String request = askSingle(WindowChatMemory.builder().chatMemoryStore(store).maxMessages(6).build(), recall);
 
@@ -356,7 +356,7 @@ class AiServicesRecallQaTest {
     void should_search_session_default_when_a_single_chat_memory_has_another_id() throws Exception {
         // as the README says: AiServices.chatMemory(…) passes "default" whatever the memory's own id
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
 
         String request = askSingle(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build(),
                 recall);
@@ -369,7 +369,7 @@ class AiServicesRecallQaTest {
     void should_answer_the_tool_from_the_callers_session_when_the_memory_id_is_a_uuid() throws Exception {
         // given: two users (UUID memory ids) told different towns, an agent with the recall tool only
         SessionStore store = InMemorySessionStore.create();
-        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store));
+        RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
         Assistant agent = AiServices.builder(Assistant.class).chatModel(server.model())
                 .chatMemoryProvider(window(store)).tools(recall.tool()).build();
         UUID ana = UUID.fromString("00000000-0000-4000-8000-00000000000a");

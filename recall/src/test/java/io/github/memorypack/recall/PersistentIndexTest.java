@@ -55,12 +55,18 @@ class PersistentIndexTest {
     }
 
     /** Fact, 30 filler turns; queried once so the index is built; closed. Returns the indexed message count. */
+    /** Texts the model embedded to build the index (each message and its sentences), in {@link #buildAndClose}. */
+    private int built;
+
     private int buildAndClose(String id) {
         RecallContentRetriever recall = open();
         WindowChatMemory memory = memory(id);
         turn(memory, SISTER, SISTER_ANSWER);
         fillers(memory, 0, 30);
+        model.texts.set(0);
         assertThat(joined(recall.retrieve(query(memory, SISTER_QUESTION)))).contains("Tromsø");
+        recall.awaitEmbedded(id); // the turns the view still shows are embedded in the background
+        built = model.texts.get() - 1;
         int indexed = recall.indexedMessages(id);
         assertThat(recall.persistent(id)).isTrue();
         recall.close();
@@ -88,6 +94,7 @@ class PersistentIndexTest {
 
         // then: only the four new messages (and the query) were embedded
         assertThat(found.get(0)).contains("Tromsø");
+        recall.awaitEmbedded("ana");
         assertThat(model.texts.get()).isEqualTo(4 + 1);
         assertThat(recall.indexedMessages("ana")).isEqualTo(66);
         assertThat(store.sessions()).containsExactly("ana");
@@ -116,7 +123,8 @@ class PersistentIndexTest {
 
         // then: rebuilt from the log (every message embedded again), same answer
         assertThat(found).contains("Tromsø");
-        assertThat(model.texts.get()).isEqualTo(indexed + 1);
+        recall.awaitEmbedded("ana");
+        assertThat(model.texts.get()).isEqualTo(built + 1);
         assertThat(recall.indexedMessages("ana")).isEqualTo(indexed);
         recall.close();
     }
@@ -131,7 +139,8 @@ class PersistentIndexTest {
         String found = joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)));
 
         assertThat(found).contains("Tromsø");
-        assertThat(model.texts.get()).isEqualTo(indexed + 1);
+        recall.awaitEmbedded("ana");
+        assertThat(model.texts.get()).isEqualTo(built + 1);
         recall.close();
     }
 
@@ -143,7 +152,7 @@ class PersistentIndexTest {
 
         recall.rebuild("ana");
 
-        assertThat(model.texts.get()).isEqualTo(indexed);
+        assertThat(model.texts.get()).isEqualTo(built);
         assertThat(joined(recall.retrieve(query(memory("ana"), SISTER_QUESTION)))).contains("Tromsø");
         recall.close();
     }

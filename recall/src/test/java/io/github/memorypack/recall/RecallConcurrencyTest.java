@@ -60,7 +60,7 @@ class RecallConcurrencyTest {
     void should_lose_nothing_and_leak_nothing_when_threads_append_and_query_at_once() throws Exception {
         // given
         FileSessionStore store = FileSessionStore.of(folder);
-        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).build();
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store).hybrid().build();
         ExecutorService threads = Executors.newFixedThreadPool(SESSIONS.length + 1);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> work = new ArrayList<>();
@@ -117,6 +117,11 @@ class RecallConcurrencyTest {
             assertThat(recall.indexedMessages(session)).as(session).isEqualTo(fresh.indexedMessages(session));
         }
         assertThat(recall.indexedMessages("shared")).isEqualTo(4 * TURNS);
+        // and the background embedded every message exactly once, none lost between appends and catch-ups
+        for (String session : List.of("shared", "solo-2", "solo-3")) {
+            recall.awaitEmbedded(session);
+            assertThat(recall.embeddedMessages(session)).as(session).isEqualTo(recall.indexedMessages(session));
+        }
         fresh.close();
         recall.close();
     }

@@ -43,7 +43,7 @@ class RecallContentRetrieverTest {
 
     private final MutableClock clock = MutableClock.at(Instant.parse("2026-03-14T10:02:00Z"));
     private final SessionStore store = InMemorySessionStore.create(clock);
-    private final RecallContentRetriever recall = RecallContentRetriever.builder().store(store).build();
+    private final RecallContentRetriever recall = RecallContentRetriever.builder().store(store).hybrid().build();
 
     @AfterEach
     void close() {
@@ -72,7 +72,7 @@ class RecallContentRetrieverTest {
         List<Content> recalled = recall.retrieve(query(memory, SISTER_QUESTION));
 
         // then: the whole turn, labelled with its date, comes first or alone
-        assertThat(joined(recalled)).contains("Earlier turn (2026-03-14 10:02 UTC):\nUser: " + SISTER
+        assertThat(joined(recalled)).contains("Earlier turn (Saturday 14 March 2026, 10:02 UTC):\nUser: " + SISTER
                 + "\nAssistant: " + SISTER_ANSWER);
         assertThat(recalled).allSatisfy(c -> assertThat((Double) c.metadata().get(ContentMetadata.SCORE))
                 .isBetween(RecallContentRetriever.DEFAULT_MIN_SCORE, 1.0));
@@ -144,7 +144,7 @@ class RecallContentRetrieverTest {
     @Test
     void should_stay_within_the_token_budget_and_return_oldest_first() {
         // given: many turns about one thing
-        RecallContentRetriever small = RecallContentRetriever.builder().store(store).maxTokens(120).build();
+        RecallContentRetriever small = RecallContentRetriever.builder().store(store).hybrid().maxTokens(120).build();
         WindowChatMemory memory = window("ana");
         for (int i = 0; i < 12; i++) {
             turn(memory, "Note " + i + " about the garden: the tomatoes in bed " + i + " need more water.",
@@ -170,7 +170,7 @@ class RecallContentRetrieverTest {
 
     @Test
     void should_cut_a_single_best_turn_to_the_budget_when_it_alone_is_larger() {
-        RecallContentRetriever tiny = RecallContentRetriever.builder().store(store).maxTokens(20).build();
+        RecallContentRetriever tiny = RecallContentRetriever.builder().store(store).hybrid().maxTokens(20).build();
         WindowChatMemory memory = conversation("ana", SISTER, SISTER_ANSWER + " " + "Tromsø is lovely. ".repeat(30), 20);
 
         List<Content> recalled = tiny.retrieve(query(memory, SISTER_QUESTION));
@@ -182,14 +182,39 @@ class RecallContentRetrieverTest {
     }
 
     @Test
+    void should_recall_nothing_for_a_question_whose_only_word_is_a_name_said_in_most_lines() {
+        // given: a long chat whose speakers address each other by name in most lines, and one fact
+        RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("omar").chatMemoryStore(store).maxMessages(6).build();
+        turn(memory, "Omar, my pottery class starts on Monday.", "Fun, Daniel! Send photos.");
+        for (int i = 0; i < 60; i++) {
+            String[] filler = ((UserMessage) Chats.filler(i).get(0)).singleText().split(" ", 2);
+            turn(memory, "Omar, " + filler[0].toLowerCase(java.util.Locale.ROOT) + " " + filler[1],
+                    i % 3 == 0 ? Chats.fillerAnswer(i) : "Daniel, " + Chats.fillerAnswer(i));
+        }
+
+        // when: a question that shares only the speaker's name with the chit-chat, and one about the fact
+        List<Content> name = lexical.retrieve(query(memory, "How is Omar?"));
+        String pottery = joined(lexical.retrieve(query(memory, "Omar, when does the ceramics thing, the pottery, begin?")));
+        lexical.close();
+
+        // then: the name alone weighs nothing (it does not fill the budget with chit-chat); the fact is found
+        assertThat(name).isEmpty();
+        assertThat(pottery).contains("pottery class starts on Monday").doesNotContain("basil");
+    }
+
+    @Test
     void should_recall_only_above_min_score() {
-        // given: a fact found by meaning only (similarity about 0.66, no shared word)
-        RecallContentRetriever strict = RecallContentRetriever.builder().store(store).minScore(0.9).build();
+        // given: a question that shares one of its three words with the fact (coverage about a half)
+        RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        RecallContentRetriever strict = RecallContentRetriever.builder().store(store).lexicalOnly().minScore(0.9).build();
         WindowChatMemory memory = conversation("ana", BUDGET, BUDGET_ANSWER, 20);
+        String question = "What budget did I give for the phone?";
 
         // then
-        assertThat(joined(recall.retrieve(query(memory, BUDGET_QUESTION)))).contains(BUDGET);
-        assertThat(strict.retrieve(query(memory, BUDGET_QUESTION))).isEmpty();
+        assertThat(joined(lexical.retrieve(query(memory, question)))).contains(BUDGET);
+        assertThat(strict.retrieve(query(memory, question))).isEmpty();
+        lexical.close();
         strict.close();
     }
 

@@ -58,7 +58,8 @@ class RecallReadmeExampleTest {
             for (int i = 0; i < 10; i++) {
                 assistant.chat("ana", Chats.fillerQuestion(i));
             }
-            assistant.chat("ana", "Which town is Ingrid based in these days?");
+            // asked again in other words (the same question asked twice is left out of what is recalled)
+            assistant.chat("ana", "Remind me, where does Ingrid live now?");
             String last = "";
             for (int i = 0; i < 13; i++) {
                 last = String.join("\n", server.takeHistory());
@@ -76,12 +77,14 @@ class RecallReadmeExampleTest {
             SessionStore store = FileSessionStore.of(folder);
             ChatMemoryProvider memories = WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider();
 
-            // README lexical example starts
-            RecallContentRetriever lexical = RecallContentRetriever.builder()
+            // README hybrid example starts
+            RecallContentRetriever hybrid = RecallContentRetriever.builder()
                     .store(store)
-                    .lexicalOnly()                                       // BM25 only: no model, small jar
+                    .hybrid()                                            // BM25 + in-process all-MiniLM-L6-v2
                     .build();
-            // README lexical example ends
+            // README hybrid example ends
+            hybrid.close();
+            RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).build();
             // README tool example starts
             Assistant agent = AiServices.builder(Assistant.class)
                     .chatModel(model)

@@ -77,8 +77,8 @@ public enum Strategy {
 
     /**
      * What augments this strategy's requests on {@code store}: for a recall variant, recall's
-     * augmentor (hybrid, BM25 and the in-process embedding model, at most {@value #RECALL_TOKENS}
-     * tokens; closing it commits and closes the indexes); for the others, nothing.
+     * augmentor with its defaults (lexical: BM25 over the session, no model; at most
+     * {@value #RECALL_TOKENS} tokens; closing it commits and closes the indexes); for the others, nothing.
      */
     public Replay.Augmentation augmentation(SessionStore store, TokenCountEstimator tokenizer) {
         if (!recalls()) {

@@ -188,7 +188,7 @@ public final class LongMemoryBenchmark {
             for (boolean recall : recalls) {
                 Result total = null;
                 for (LongMemoryConversation conversation : conversations) {
-                    Result result = replay(strategy, recall, conversation);
+                    Result result = replay(strategy, recall ? LongMemoryBenchmark::recall : null, conversation);
                     total = total == null ? result : total.plus(result);
                 }
                 totals.put(strategy.name() + (recall ? WITH_RECALL : ""), total);
@@ -282,13 +282,23 @@ public final class LongMemoryBenchmark {
         return met ? "met" : "NOT met";
     }
 
-    /** Replays a conversation through one memory as AiServices drives it, with or without recall. */
-    static Result replay(Strategy strategy, boolean withRecall, LongMemoryConversation conversation) {
+    /** Recall as this benchmark runs it: the default set-up, or hybrid() with {@code -Dlongmemory.hybrid=true}. */
+    static RecallContentRetriever recall(SessionStore store) {
+        RecallContentRetriever.Builder builder = RecallContentRetriever.builder().store(store).maxTokens(RECALL_TOKENS);
+        if (Boolean.getBoolean("longmemory.hybrid")) {
+            builder.hybrid(); // -Dlongmemory.hybrid=true: recall with hybrid() instead of its (lexical) default
+        }
+        return builder.build();
+    }
+
+    /** Replays a conversation through one memory as AiServices drives it, with recall built by {@code recalls} or without ({@code null}). */
+    static Result replay(Strategy strategy, Function<SessionStore, RecallContentRetriever> recalls,
+                         LongMemoryConversation conversation) {
+        boolean withRecall = recalls != null;
         MutableClock clock = MutableClock.at(Instant.parse("2026-01-05T09:00:00Z"));
         SessionStore store = InMemorySessionStore.create(clock);
         ChatMemory memory = strategy.memory().apply(store);
-        RecallContentRetriever recall = withRecall ? RecallContentRetriever.builder().store(store)
-                .maxTokens(RECALL_TOKENS).build() : null;
+        RecallContentRetriever recall = withRecall ? recalls.apply(store) : null;
         RetrievalAugmentor augmentor = recall == null ? null : recall.augmentor();
         InvocationContext context = InvocationContext.builder().chatMemoryId(SESSION).build();
         TokenCache tokens = new TokenCache();
@@ -332,7 +342,9 @@ public final class LongMemoryBenchmark {
                 questions++;
                 boolean found = text.contains(turn.probe().factTurn());
                 if (!found && Boolean.getBoolean("longmemory.debug")) {
-                    System.err.println("not in request: " + turn.user() + " | fact turn: " + turn.probe().factTurn());
+                    System.err.println("not in request: " + turn.user() + " | fact turn: " + turn.probe().factTurn()
+                            + (sent == user ? "" : "\n  recalled: " + sent.singleText().substring(turn.user().length())
+                                    .replace("\n", "\n    ")));
                 }
                 turnFound += found ? 1 : 0;
                 answerFound += text.toLowerCase(Locale.ROOT).contains(turn.probe().answer().toLowerCase(Locale.ROOT)) ? 1 : 0;

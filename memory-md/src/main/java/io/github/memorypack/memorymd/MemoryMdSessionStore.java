@@ -313,12 +313,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        if (maxCount < 0) {
-            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
-        }
+        SessionIds.checkReadRange(fromIndex, maxCount);
         return reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
@@ -335,9 +330,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
-        if (count < 0) {
-            throw new IllegalArgumentException("count must be >= 0, was " + count);
-        }
+        SessionIds.checkReadCount(count);
         return reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));

@@ -216,17 +216,14 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.validate(sessionId);
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        checkCount("maxCount", maxCount);
+        SessionIds.checkReadRange(fromIndex, maxCount);
         return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
     }
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
-        checkCount("count", count);
+        SessionIds.checkReadCount(count);
         return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.readLast(lease, count));
     }
 

@@ -140,8 +140,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         this.minScore = builder.minScore;
         this.tokenizer = builder.tokenizer;
         this.indexDirectory = builder.indexDirectory != null ? builder.indexDirectory
-                : store instanceof FileSessionStore ? ((FileSessionStore) store).directory().resolve(INDEX_FOLDER)
-                : null;
+                : store.derivedDataDirectory(INDEX_FOLDER).orElse(null);
         if (indexDirectory != null) {
             dropIndexesOfDeletedSessions();
         }

@@ -294,15 +294,21 @@ public final class FileSessionStore implements SessionStore {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the sub-folder {@code kind} of the store's folder. No session file is ever named like it
+     * (every one has a suffix with a dot), and {@link #sessions()} lists only session files.
+     */
+    @Override
+    public Optional<Path> derivedDataDirectory(String kind) {
+        SessionStore.super.derivedDataDirectory(kind); // checks the name
+        return Optional.of(directory.resolve(kind));
+    }
+
     @Override
     public String toString() {
         return "FileSessionStore{" + directory + '}';
-    }
-
-    private static void checkCount(String name, int count) {
-        if (count < 0) {
-            throw new IllegalArgumentException(name + " must be >= 0, was " + count);
-        }
     }
 
     // ------------------------------------------------------------------ locking

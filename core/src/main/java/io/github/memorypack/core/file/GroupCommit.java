@@ -5,7 +5,6 @@ import io.github.memorypack.core.EntryCodec;
 import io.github.memorypack.core.NewEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,10 +30,10 @@ final class GroupCommit {
 
     private final Session session;
     private final LogTail tail;
-    private final Disk disk;
+    private final DurableFiles disk;
     private final Queue<PendingAppend> queue = new ConcurrentLinkedQueue<>();
 
-    GroupCommit(Session session, LogTail tail, Disk disk) {
+    GroupCommit(Session session, LogTail tail, DurableFiles disk) {
         this.session = session;
         this.tail = tail;
         this.disk = disk;
@@ -102,7 +101,7 @@ final class GroupCommit {
         }
         if (out.size() > 0) {
             boolean create = !tail.logExists;
-            disk.appendDurably(session.files.log, tail.logLength, ByteBuffer.wrap(out.toByteArray()), create);
+            disk.writeAt(session.files.log, tail.logLength, out.toByteArray(), true);
             int i = 0;
             for (long[] starts : lineStarts) {
                 for (long start : starts) {

@@ -185,7 +185,7 @@ final class LogScan {
      */
     static long lineStartAfter(FileChannel channel, long at, long limit) throws IOException {
         for (long from = at; from < limit; from += CHUNK) {
-            byte[] bytes = Disk.read(channel, from, Math.min(limit, from + CHUNK));
+            byte[] bytes = DurableFiles.read(channel, from, Math.min(limit, from + CHUNK));
             for (int i = 0; i < bytes.length; i++) {
                 if (bytes[i] == '\n') {
                     return from + i + 1;
@@ -200,7 +200,7 @@ final class LogScan {
         long end = limit;
         while (end > 0) {
             long start = Math.max(0, end - 8192);
-            byte[] bytes = Disk.read(channel, start, end);
+            byte[] bytes = DurableFiles.read(channel, start, end);
             for (int i = bytes.length - 1; i >= 0; i--) {
                 if (bytes[i] == '\n') {
                     return start + i;
@@ -216,7 +216,7 @@ final class LogScan {
         long lines = 1;
         try (FileChannel channel = FileChannel.open(file, READ)) {
             for (long at = 0; at < offset; at += CHUNK) {
-                for (byte b : Disk.read(channel, at, Math.min(offset, at + CHUNK))) {
+                for (byte b : DurableFiles.read(channel, at, Math.min(offset, at + CHUNK))) {
                     if (b == '\n') {
                         lines++;
                     }

@@ -32,13 +32,13 @@ import java.util.Optional;
 final class Session {
 
     final SessionFiles files;
-    private final Disk disk;
+    private final DurableFiles disk;
     private final LogTail tail;
     private final TrimArchive archive;
     private final StateFile state;
     private final GroupCommit commit;
 
-    Session(SessionFiles files, Disk disk) {
+    Session(SessionFiles files, DurableFiles disk) {
         this.files = files;
         this.disk = disk;
         TornTails tornTails = new TornTails(files, disk);
@@ -157,13 +157,13 @@ final class Session {
         if (!tail.entries.isEmpty()) {
             archive.archive(lease, tail, tail.entries.size());
         }
-        rewrite(lease, channel -> Disk.writeFully(channel, ByteBuffer.wrap(out.toByteArray()), 0),
+        rewrite(lease, channel -> DurableFiles.writeFully(channel, ByteBuffer.wrap(out.toByteArray()), 0),
                 fresh, lineStarts, out.size(), next);
         tail.lastLegacy = fresh.isEmpty();
     }
 
     /** Replaces the log with what {@code body} writes (whose entries are {@code kept}) and updates the cache. */
-    private void rewrite(Lease lease, Disk.Body body, List<Entry> kept, long[] keptStarts, long keptLength,
+    private void rewrite(Lease lease, DurableFiles.Body body, List<Entry> kept, long[] keptStarts, long keptLength,
                          long next) throws IOException {
         disk.replaceAtomically(files.log, files.logTemp, body, lease::bumpLog);
         tail.rewritten(lease, kept, keptStarts, keptLength, next);

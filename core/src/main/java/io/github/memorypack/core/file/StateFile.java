@@ -18,13 +18,13 @@ import java.util.Optional;
 final class StateFile {
 
     private final SessionFiles files;
-    private final Disk disk;
+    private final DurableFiles disk;
     private long generation = -1;
     private boolean exists;
     private Object key;
     private SessionState state = SessionState.EMPTY;
 
-    StateFile(SessionFiles files, Disk disk) {
+    StateFile(SessionFiles files, DurableFiles disk) {
         this.files = files;
         this.disk = disk;
     }
@@ -75,7 +75,7 @@ final class StateFile {
         SessionState stored = newState.withVersion(expectedVersion + 1);
         byte[] line = RecordLines.encode(EntryCodec.encodeState(stored));
         disk.replaceAtomically(files.state, files.stateTemp,
-                channel -> Disk.writeFully(channel, ByteBuffer.wrap(line), 0), lease::bumpState);
+                channel -> DurableFiles.writeFully(channel, ByteBuffer.wrap(line), 0), lease::bumpState);
         state = stored;
         exists = true;
         generation = lease.stateGeneration();

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Repairs what an interrupted write left at the end of a session's log or archive: under an
- * exclusive lease the bytes after the last complete record move to a side file ({@link Disk#setAside})
+ * exclusive lease the bytes after the last complete record move to a side file ({@link DurableFiles#setAside})
  * and the file is cut back, with an SLF4J warning and a {@link Recovery} for the store's listener. A
  * read (shared lease) leaves the bytes where they are — they are not part of the file's content,
  * and the next write sets them aside — so reads never write and work on a read-only folder.
@@ -19,9 +19,9 @@ final class TornTails {
     private static final Logger LOG = LoggerFactory.getLogger(FileSessionStore.class);
 
     private final SessionFiles files;
-    private final Disk disk;
+    private final DurableFiles disk;
 
-    TornTails(SessionFiles files, Disk disk) {
+    TornTails(SessionFiles files, DurableFiles disk) {
         this.files = files;
         this.disk = disk;
     }

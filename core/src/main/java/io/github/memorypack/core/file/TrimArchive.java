@@ -4,7 +4,6 @@ import static java.nio.file.StandardOpenOption.READ;
 
 import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -18,10 +17,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 final class TrimArchive {
 
     private final SessionFiles files;
-    private final Disk disk;
+    private final DurableFiles disk;
     private final TornTails tornTails;
 
-    TrimArchive(SessionFiles files, Disk disk, TornTails tornTails) {
+    TrimArchive(SessionFiles files, DurableFiles disk, TornTails tornTails) {
         this.files = files;
         this.disk = disk;
         this.tornTails = tornTails;
@@ -40,11 +39,10 @@ final class TrimArchive {
         }
         byte[] lines;
         try (FileChannel log = FileChannel.open(files.log, READ)) {
-            lines = Disk.read(log, tail.lineStart(from), tail.lineStart(count));
+            lines = DurableFiles.read(log, tail.lineStart(from), tail.lineStart(count));
         }
         BasicFileAttributes archive = LogTail.attributes(files.archive);
-        disk.appendDurably(files.archive, archive == null ? 0 : archive.size(), ByteBuffer.wrap(lines),
-                archive == null);
+        disk.writeAt(files.archive, archive == null ? 0 : archive.size(), lines, true);
     }
 
     /**
@@ -69,7 +67,7 @@ final class TrimArchive {
         long start;
         try (FileChannel channel = FileChannel.open(files.archive, READ)) {
             start = LogScan.lastNewline(channel, end - 1) + 1;
-            line = Disk.read(channel, start, end - 1);
+            line = DurableFiles.read(channel, start, end - 1);
         }
         try {
             return EntryCodec.decodeEntry(RecordLines.decode(line, 0, line.length).payload).index() + 1;

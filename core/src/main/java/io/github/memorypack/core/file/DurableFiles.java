@@ -220,14 +220,19 @@ public final class DurableFiles {
 
     /**
      * Takes the half of a session lock that excludes the other threads of this JVM: one lock per lock
-     * file (by its absolute path), whichever store instance asks, blocking until it is free. Reentrant.
-     * The JVM forgets the lock when it is closed by the last thread that held or waited for it.
+     * file, whichever store instance asks, blocking until it is free. Reentrant. The JVM forgets the
+     * lock when it is closed by the last thread that held or waited for it.
+     *
+     * <p>The lock is found by the path's absolute form, so every caller must name one file by one path
+     * (both stores name it inside their folder's absolute, normalized path). Two names for one file
+     * would give two locks here; the OS lock then refuses the second
+     * ({@link java.nio.channels.OverlappingFileLockException}) rather than let both in.
      *
      * @param lockFile the session's lock file (it need not exist)
      * @return the held lock; {@link Held#close()} releases it
      */
     public static Held lockThreads(Path lockFile) {
-        Path key = lockFile.toAbsolutePath().normalize();
+        Path key = lockFile.isAbsolute() ? lockFile : lockFile.toAbsolutePath();
         ThreadLock lock = THREAD_LOCKS.compute(key, (k, existing) -> {
             ThreadLock held = existing == null ? new ThreadLock(k) : existing;
             held.users++;

@@ -319,7 +319,8 @@ public final class FileSessionStore implements SessionStore {
 
     private <T> T locked(String sessionId, String action, boolean write, Operation<T> operation) {
         List<Recovery> recoveries = new ArrayList<>(0);
-        DurableFiles.Held threads = DurableFiles.lockThreads(directory.resolve(sessionId + SessionFiles.LOCK));
+        // the lock is the lock file's, so any cached instance names it (no path built per call)
+        DurableFiles.Held threads = DurableFiles.lockThreads(session(sessionId).files.lock);
         try {
             // looked up under the lock: whichever instance the cache hands out, one thread uses it at a time
             return withFileLock(sessionId, action, write, session(sessionId), recoveries, operation);

@@ -15,6 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
@@ -57,6 +58,11 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class DurableFiles {
 
     private static final FileAttribute<?>[] NONE = new FileAttribute<?>[0];
+    // made once: an open with varargs options builds a set per call, and the stores open files per call
+    private static final Set<OpenOption> WRITE_ONLY = Set.of(WRITE);
+    private static final Set<OpenOption> NEW_FILE = Set.of(CREATE_NEW, WRITE);
+    private static final Set<OpenOption> LOCK_FILE = Set.of(CREATE, READ, WRITE);
+    private static final Set<OpenOption> READ_ONLY = Set.of(READ);
     private static final ConcurrentHashMap<Path, ThreadLock> THREAD_LOCKS = new ConcurrentHashMap<>();
 
     private final boolean posix;
@@ -124,12 +130,12 @@ public final class DurableFiles {
         boolean created = false;
         FileChannel channel;
         try {
-            channel = FileChannel.open(file, WRITE);
+            channel = FileChannel.open(file, WRITE_ONLY, NONE);
         } catch (NoSuchFileException missing) {
             if (position != 0) {
                 throw missing; // nothing to write after: the file it extends is gone
             }
-            channel = FileChannel.open(file, Set.of(CREATE_NEW, WRITE), fileAttributes);
+            channel = FileChannel.open(file, NEW_FILE, fileAttributes);
             created = true;
         }
         // opened: from here on a failure puts the file back
@@ -267,10 +273,10 @@ public final class DurableFiles {
     public Optional<FileChannel> lockFile(Path lockFile, boolean exclusive) throws IOException {
         FileChannel channel;
         if (exclusive) {
-            channel = FileChannel.open(lockFile, Set.of(CREATE, READ, WRITE), fileAttributes);
+            channel = FileChannel.open(lockFile, LOCK_FILE, fileAttributes);
         } else {
             try {
-                channel = FileChannel.open(lockFile, READ);
+                channel = FileChannel.open(lockFile, READ_ONLY, NONE);
             } catch (NoSuchFileException e) {
                 return Optional.empty();
             }

@@ -108,7 +108,7 @@ final class ChatMemoryStoreAdapter implements SessionStore {
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.validate(sessionId);
-        InMemorySessionStore.checkRead(fromIndex, maxCount);
+        SessionIds.checkReadRange(fromIndex, maxCount);
         Log log = locked(sessionId);
         int size = log.meta.size();
         int from = (int) Math.max(0, Math.min(size, fromIndex - log.first()));
@@ -118,9 +118,7 @@ final class ChatMemoryStoreAdapter implements SessionStore {
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
-        if (count < 0) {
-            throw new IllegalArgumentException("count must be >= 0, was " + count);
-        }
+        SessionIds.checkReadCount(count);
         Log log = locked(sessionId);
         return log.entries(Math.max(0, log.meta.size() - count), log.meta.size());
     }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.langchain4j.data.message.ChatMessageType;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
@@ -48,7 +47,9 @@ public final class Conversations {
     public static final int VERSION = 1;
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ObjectMapper YAML = new YAMLMapper();
+    /** The optional dependency {@link Format#YAML} needs (core declares it {@code <optional>}). */
+    static final String YAML_ARTIFACT = "com.fasterxml.jackson.dataformat:jackson-dataformat-yaml";
+    private static final String YAML_MAPPER = "com.fasterxml.jackson.dataformat.yaml.YAMLMapper";
     private static final int STATE_RETRIES = 10;
 
     private Conversations() {
@@ -58,7 +59,12 @@ public final class Conversations {
     public enum Format {
         /** Pretty-printed JSON. */
         JSON,
-        /** YAML (the same document as {@link #JSON}). */
+        /**
+         * YAML (the same document as {@link #JSON}). Needs {@code com.fasterxml.jackson.dataformat:jackson-dataformat-yaml}
+         * on the class path, an optional dependency of {@code memory-pack-core} (add it, at the version
+         * LangChain4j's Jackson uses); without it, export and import in YAML throw a
+         * {@link MemoryPackException} that names it, before reading or writing anything.
+         */
         YAML
     }
 
@@ -112,9 +118,12 @@ public final class Conversations {
      * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
      * @param format JSON or YAML
      * @return the session's full retained log and state as a JSON or YAML document
+     * @throws MemoryPackException if {@code format} is YAML and {@code jackson-dataformat-yaml} is not on the
+     *                             class path (see {@link Format#YAML}; nothing is read)
      */
     public static String export(SessionStore store, String sessionId, Format format) {
         Objects.requireNonNull(format, "format");
+        ObjectMapper mapper = mapper(format);
         List<Entry> entries = all(store, sessionId);
         SessionState state = store.state(sessionId);
         try {
@@ -126,7 +135,7 @@ public final class Conversations {
             for (Entry e : entries) {
                 list.add(JSON.readTree(EntryCodec.encodeEntry(e)));
             }
-            return mapper(format).writerWithDefaultPrettyPrinter().writeValueAsString(doc);
+            return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -143,6 +152,8 @@ public final class Conversations {
      * @return the entries stored in the target
      * @throws IllegalArgumentException if the document is not a valid export
      * @throws IllegalStateException    if the target exists and the mode is {@link ImportMode#NEW_SESSION_ONLY}
+     * @throws MemoryPackException      if {@code format} is YAML and {@code jackson-dataformat-yaml} is not on
+     *                                  the class path (see {@link Format#YAML}; nothing is read or written)
      */
     public static List<Entry> importSession(SessionStore store, String targetSessionId, String document,
                                             Format format, ImportMode mode) {
@@ -327,8 +338,27 @@ public final class Conversations {
                 || store.sessions().contains(sessionId);
     }
 
+    /**
+     * The mapper for {@code format}.
+     *
+     * @throws MemoryPackException if the format is YAML and its optional dependency is missing
+     */
     private static ObjectMapper mapper(Format format) {
-        return format == Format.YAML ? YAML : JSON;
+        if (format != Format.YAML) {
+            return JSON;
+        }
+        try {
+            Class.forName(YAML_MAPPER, false, Conversations.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new MemoryPackException("Conversations.Format.YAML needs " + YAML_ARTIFACT + " on the class path"
+                    + " (an optional dependency of memory-pack-core): add it, or use Format.JSON", e);
+        }
+        return Yaml.MAPPER;
+    }
+
+    /** Loaded on first use only, so that everything else here works without the YAML dependency. */
+    private static final class Yaml {
+        static final ObjectMapper MAPPER = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper();
     }
 
     /** Writes {@code source} (and {@code state}, its summary range moved to the new indices) into the target. */

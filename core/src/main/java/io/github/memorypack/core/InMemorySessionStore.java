@@ -89,7 +89,7 @@ public final class InMemorySessionStore implements SessionStore {
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         Session session = find(sessionId);
-        checkRead(fromIndex, maxCount);
+        SessionIds.checkReadRange(fromIndex, maxCount);
         if (session == null) {
             return List.of();
         }
@@ -105,9 +105,7 @@ public final class InMemorySessionStore implements SessionStore {
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         Session session = find(sessionId);
-        if (count < 0) {
-            throw new IllegalArgumentException("count must be >= 0, was " + count);
-        }
+        SessionIds.checkReadCount(count);
         if (session == null) {
             return List.of();
         }
@@ -235,15 +233,6 @@ public final class InMemorySessionStore implements SessionStore {
             SessionIds.validate(sessionId);
         }
         return session;
-    }
-
-    static void checkRead(long fromIndex, int maxCount) {
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        if (maxCount < 0) {
-            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
-        }
     }
 
     /** One session's log and state; guarded by its own monitor. */

@@ -194,6 +194,36 @@ public final class SessionIds {
         return key;
     }
 
+    /**
+     * Checks the range of a {@link SessionStore#read} as every store must before any I/O, with the same
+     * message everywhere.
+     *
+     * @param fromIndex the first index to read
+     * @param maxCount  the most entries to return
+     * @throws IllegalArgumentException if {@code fromIndex} or {@code maxCount} is negative
+     */
+    public static void checkReadRange(long fromIndex, int maxCount) {
+        if (fromIndex < 0) {
+            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
+        }
+        if (maxCount < 0) {
+            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
+        }
+    }
+
+    /**
+     * Checks the count of a {@link SessionStore#readLast} as every store must before any I/O, with the
+     * same message everywhere.
+     *
+     * @param count the most entries to return
+     * @throws IllegalArgumentException if {@code count} is negative
+     */
+    public static void checkReadCount(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must be >= 0, was " + count);
+        }
+    }
+
     private static boolean isPlain(String text) {
         int length = text.length();
         if (length == 0 || length > MAX_LENGTH || text.equals(".") || text.equals("..")) {

@@ -2,6 +2,7 @@ package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -216,6 +217,32 @@ public interface SessionStore extends ChatMemoryStore {
      * @param sessionId the session id (see {@link SessionIds}); checked before any I/O
      */
     void delete(String sessionId);
+
+    /**
+     * A folder this store offers for data of one kind derived from its sessions — a search index, a
+     * cache: data that can be rebuilt from the logs at any time and never holds the only copy of
+     * anything (recall keeps its persistent indexes there). Empty, the default, when the store offers
+     * none (it keeps nothing on the local file system); a caller then keeps such data elsewhere or in
+     * memory.
+     *
+     * <p>A store that offers one gives each kind its own folder, which none of its sessions' files
+     * ever uses and whose content {@link #sessions()} never lists, at the same place for every store
+     * instance over the same data, so derived data survives a restart. The folder need not exist yet:
+     * the caller creates it, and may delete it at any time. Deleting a session leaves it alone.
+     *
+     * @param kind what the data is: 1 to 64 of {@code [a-z0-9-]}, for example {@code "recall-index"}
+     * @return the folder for that kind of data, or empty when the store offers none
+     * @throws IllegalArgumentException if {@code kind} is null or not such a name (checked before any I/O,
+     *                                  by every store)
+     */
+    default Optional<Path> derivedDataDirectory(String kind) {
+        if (kind == null || kind.isEmpty() || kind.length() > 64 || !kind.chars().allMatch(
+                c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+            throw new IllegalArgumentException("a derived data kind is 1 to 64 of [a-z0-9-], was "
+                    + (kind == null ? "null" : "'" + kind + "'"));
+        }
+        return Optional.empty();
+    }
 
     /**
      * The session's conversation as LangChain4j expects a {@code ChatMemoryStore} to hold it, oldest

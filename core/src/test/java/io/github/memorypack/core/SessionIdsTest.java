@@ -51,6 +51,19 @@ class SessionIdsTest {
     }
 
     @Test
+    void should_reject_negative_read_arguments_with_one_message_when_a_store_checks_them() {
+        assertThatThrownBy(() -> SessionIds.checkReadRange(-1, 5)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("fromIndex must be >= 0, was -1");
+        assertThatThrownBy(() -> SessionIds.checkReadRange(0, -2)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxCount must be >= 0, was -2");
+        assertThatThrownBy(() -> SessionIds.checkReadCount(-3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("count must be >= 0, was -3");
+        SessionIds.checkReadRange(0, 0);
+        SessionIds.checkReadRange(Long.MAX_VALUE, Integer.MAX_VALUE);
+        SessionIds.checkReadCount(0);
+    }
+
+    @Test
     void should_map_objects_by_their_text_when_not_strings() {
         assertThat(SessionIds.of(42L)).isEqualTo("42").isEqualTo(SessionIds.of("42"));
         assertThat(SessionIds.of(new Chat("t1", 7))).isEqualTo(SessionIds.of("Chat[tenant=t1, chat=7]"));

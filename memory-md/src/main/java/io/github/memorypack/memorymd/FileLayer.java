@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * The file operations {@link MemoryMdSessionStore} performs, in one small interface so tests (and
  * unusual platforms) can substitute them — for example to simulate a full disk or a permission
- * error at an exact step. {@link #system()} is the real implementation on {@code java.nio}.
+ * error at an exact step. {@link #system()} is the real implementation: the disk layer the file
+ * store uses too ({@link io.github.memorypack.core.file.DurableFiles DurableFiles}).
  *
  * <p>Rules every implementation keeps: a method that throws has either done nothing or left only
  * bytes the store repairs (a partial append beyond the known end of the file); the store never
@@ -16,7 +17,7 @@ import java.util.List;
  */
 interface FileLayer {
 
-    /** The real file layer: POSIX permissions 0700 for folders and 0600 for files where supported. */
+    /** The real file layer ({@code DurableFiles}): folders 0700 and files 0600 where POSIX permissions exist. */
     static FileLayer system() {
         return SystemFileLayer.INSTANCE;
     }

@@ -5,6 +5,7 @@ import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.file.DurableFiles;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
@@ -27,7 +28,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +62,9 @@ import org.slf4j.LoggerFactory;
  *       that write, so threads and processes sharing the folder are serialized; shared for reads,
  *       which open nothing for writing and so work on a read-only folder
  *       (writes there fail with a {@link StoreException}). The file is re-read only when its size, time
- *       or identity changed.</li>
+ *       or identity changed. Locks, forced writes and atomic replacement are the file store's own
+ *       ({@link DurableFiles}); the JVM keeps an in-process lock only while a call on that session
+ *       runs, and none for a session at rest.</li>
  *   <li>{@link Durability#SYNC} (default): an append returns after its bytes are forced to the
  *       device. {@link Durability#OS_BUFFERED}: an append returns after the write; a process crash
  *       loses nothing, a power loss or kernel crash can lose the appends of the last seconds. Archives,
@@ -107,8 +109,6 @@ public final class MemoryMdSessionStore implements SessionStore {
     private static final String LOCK = ".lock";
     private static final DateTimeFormatter ARCHIVE_TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss.SSSSSSSSS'Z'").withZone(ZoneOffset.UTC);
-    /** One lock per lock file for the whole JVM: file locks are per process, not per thread or store. */
-    private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
 
     /** How hard an append works to survive a crash. */
     public enum Durability {
@@ -313,12 +313,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        if (maxCount < 0) {
-            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
-        }
+        SessionIds.checkReadRange(fromIndex, maxCount);
         return reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
@@ -335,9 +330,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
-        if (count < 0) {
-            throw new IllegalArgumentException("count must be >= 0, was " + count);
-        }
+        SessionIds.checkReadCount(count);
         return reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
@@ -522,8 +515,8 @@ public final class MemoryMdSessionStore implements SessionStore {
         Path dir = sessionDir(sessionId);
         Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
         Path lockFile = dir.resolve(LOCK);
-        ReentrantLock jvmLock = JVM_LOCKS.computeIfAbsent(lockFile, p -> new ReentrantLock());
-        jvmLock.lock();
+        // one lock per lock file for the whole JVM (file locks are per process), forgotten when unused
+        DurableFiles.Held jvmLock = DurableFiles.lockThreads(lockFile);
         try {
             synchronized (session) {
                 if (!files.exists(dir)) {
@@ -547,7 +540,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         } catch (Exception e) {
             throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
         } finally {
-            jvmLock.unlock();
+            jvmLock.close();
         }
     }
 

@@ -8,6 +8,7 @@ import io.github.memorypack.core.SessionStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -134,6 +135,12 @@ final class TimedSessionStore implements SessionStore, AutoCloseable {
     @Override
     public List<String> sessions() {
         return timed(Operation.SESSIONS, delegate::sessions);
+    }
+
+    /** The delegate's folder (no I/O, so not timed): recall on an instrumented file store keeps its index on disk. */
+    @Override
+    public Optional<Path> derivedDataDirectory(String kind) {
+        return delegate.derivedDataDirectory(kind);
     }
 
     @Override

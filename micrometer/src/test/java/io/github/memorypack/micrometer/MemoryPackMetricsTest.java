@@ -152,6 +152,20 @@ class MemoryPackMetricsTest {
     }
 
     @Test
+    void should_offer_the_delegates_derived_data_folder_when_a_store_is_instrumented(@TempDir Path dir) {
+        // given
+        FileSessionStore files = FileSessionStore.of(dir);
+
+        // when
+        SessionStore store = metrics.instrument(files);
+
+        // then
+        assertThat(store.derivedDataDirectory("recall-index")).isEqualTo(files.derivedDataDirectory("recall-index"))
+                .contains(files.directory().resolve("recall-index"));
+        assertThat(metrics.instrument(InMemorySessionStore.create()).derivedDataDirectory("recall-index")).isEmpty();
+    }
+
+    @Test
     void should_count_an_error_and_rethrow_it_when_a_store_operation_throws() {
         // given
         SessionStore store = metrics.instrument(InMemorySessionStore.create());

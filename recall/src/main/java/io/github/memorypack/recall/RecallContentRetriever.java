@@ -162,8 +162,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         this.tokenizer = builder.tokenizer;
         this.embedder = model == null ? null : new BackgroundEmbedder(2 * MAX_OPEN_SESSIONS);
         this.indexDirectory = builder.indexDirectory != null ? builder.indexDirectory
-                : store instanceof FileSessionStore ? ((FileSessionStore) store).directory().resolve(INDEX_FOLDER)
-                : null;
+                : store.derivedDataDirectory(INDEX_FOLDER).orElse(null);
         if (indexDirectory != null) {
             dropIndexesOfDeletedSessions();
         }

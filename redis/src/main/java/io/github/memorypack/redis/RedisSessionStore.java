@@ -194,12 +194,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.validate(sessionId);
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        if (maxCount < 0) {
-            throw new IllegalArgumentException("maxCount must be >= 0, was " + maxCount);
-        }
+        SessionIds.checkReadRange(fromIndex, maxCount);
         if (maxCount == 0) {
             return List.of();
         }
@@ -210,9 +205,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
-        if (count < 0) {
-            throw new IllegalArgumentException("count must be >= 0, was " + count);
-        }
+        SessionIds.checkReadCount(count);
         if (count == 0) {
             return List.of();
         }

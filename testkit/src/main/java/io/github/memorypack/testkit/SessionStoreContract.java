@@ -13,6 +13,9 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -577,6 +580,45 @@ public abstract class SessionStoreContract {
         assertThat(store.read("s", 0, 10)).isEmpty();
         assertThat(store.nextIndex("s")).isEqualTo(6);
         assertThat(restarted().append("s", entries("g"))).extracting(Entry::index).containsExactly(6L);
+    }
+
+    // ---------------------------------------------------------------- derived data
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "Recall", "recall.index", "..", "../x", "a/b", "a b", "\u00e4", "a-kind-name-that-is-longer-than-the-sixty-four-characters-it-may-be"})
+    void should_refuse_the_kind_when_a_derived_data_kind_is_not_a_plain_name(String kind) {
+        assertThatThrownBy(() -> store.derivedDataDirectory(kind)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.derivedDataDirectory(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(store.sessions()).isEmpty();
+    }
+
+    @Test
+    void should_keep_derived_data_apart_from_every_session_when_the_store_offers_a_folder() throws IOException {
+        // given: a session named like the kind, and derived data written where the store says
+        store.append("recall-index", entries("1"));
+        store.append("a", entries("1"));
+        Optional<Path> folder = store.derivedDataDirectory("recall-index");
+        if (folder.isEmpty()) {
+            // a store that offers none offers none after a restart either
+            assertThat(restarted().derivedDataDirectory("recall-index")).isEmpty();
+            return;
+        }
+        Files.createDirectories(folder.get());
+        Files.writeString(folder.get().resolve("segments"), "derived");
+
+        // when
+        store.delete("recall-index");
+        SessionStore reopened = restarted();
+
+        // then: no session sees it, it outlives a session's deletion, and it is where it was
+        assertThat(reopened.sessions()).containsExactly("a");
+        assertThat(reopened.read("a", 0, 10)).hasSize(1);
+        assertThat(reopened.derivedDataDirectory("recall-index")).isEqualTo(folder);
+        assertThat(reopened.derivedDataDirectory("other-kind")).isPresent().isNotEqualTo(folder);
+        assertThat(Files.readString(folder.get().resolve("segments"))).isEqualTo("derived");
+        reopened.append("recall-index", entries("2"));
+        assertThat(reopened.read("recall-index", 0, 10)).extracting(e -> ((UserMessage) e.message()).singleText())
+                .containsExactly("2");
     }
 
     // ---------------------------------------------------------------- sessions, delete

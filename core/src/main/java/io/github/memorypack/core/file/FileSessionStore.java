@@ -11,9 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,7 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,8 +73,8 @@ import org.slf4j.LoggerFactory;
  * idempotency checks and state compare-and-set happen under the exclusive lock, so concurrent appends
  * from threads or processes never lose or interleave each other's batches. Reads open the lock file
  * read-only (without one they take no OS lock) and never write, so they work on a read-only folder,
- * where writes fail with a {@link StoreException}. Sessions never wait for each other (up to a rare
- * shared in-process lock stripe).
+ * where writes fail with a {@link StoreException}. Sessions never wait for each other. The disk
+ * operations and both halves of the lock are {@link DurableFiles}, which the MEMORY.md store shares.
  *
  * <h2>Reading from the tail, caching and other writers</h2>
  * Opening a session reads only the end of its log, backwards from the end until it holds a complete
@@ -114,24 +111,13 @@ public final class FileSessionStore implements SessionStore {
     private static final boolean READ = false;
     private static final boolean WRITE = true;
 
-    // A JVM may hold only one FileLock per file (a second attempt throws), so the in-process half of
-    // a session lock is shared by every store instance in this JVM: a fixed set of stripes, chosen by
-    // the folder's real path and the session id, that never grows.
-    private static final ReentrantLock[] STRIPES = new ReentrantLock[256];
-
-    static {
-        for (int i = 0; i < STRIPES.length; i++) {
-            STRIPES[i] = new ReentrantLock();
-        }
-    }
-
     private final Path directory;
     private final Clock clock;
     private final Consumer<Recovery> recoveryListener;
-    private final Disk disk;
+    private final DurableFiles disk;
     private final Map<String, Session> cache;
 
-    private FileSessionStore(Builder builder, Path directory, Disk disk) {
+    private FileSessionStore(Builder builder, Path directory, DurableFiles disk) {
         this.directory = directory;
         this.clock = builder.clock;
         this.recoveryListener = builder.recoveryListener;
@@ -186,9 +172,9 @@ public final class FileSessionStore implements SessionStore {
         PendingAppend mine = new PendingAppend(batch, idempotencyKey);
         Session session = session(sessionId);
         session.enqueue(mine);
-        ReentrantLock stripe = stripe(sessionId);
         List<Recovery> recoveries = new ArrayList<>(0);
-        stripe.lock();
+        // the in-process half of the session lock: a JVM may hold one OS lock per file, whichever store asks
+        DurableFiles.Held threads = DurableFiles.lockThreads(session.files.lock);
         try {
             // a thread that held the lock before us may have written our append with its own
             if (!mine.isDone()) {
@@ -203,7 +189,7 @@ public final class FileSessionStore implements SessionStore {
                 }
             }
         } finally {
-            stripe.unlock();
+            threads.close();
             report(recoveries);
         }
         try {
@@ -216,17 +202,14 @@ public final class FileSessionStore implements SessionStore {
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.validate(sessionId);
-        if (fromIndex < 0) {
-            throw new IllegalArgumentException("fromIndex must be >= 0, was " + fromIndex);
-        }
-        checkCount("maxCount", maxCount);
+        SessionIds.checkReadRange(fromIndex, maxCount);
         return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.read(lease, fromIndex, maxCount));
     }
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
-        checkCount("count", count);
+        SessionIds.checkReadCount(count);
         return ifExists(sessionId, "read", READ, List.of(), (s, lease) -> s.readLast(lease, count));
     }
 
@@ -297,15 +280,21 @@ public final class FileSessionStore implements SessionStore {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the sub-folder {@code kind} of the store's folder. No session file is ever named like it
+     * (every one has a suffix with a dot), and {@link #sessions()} lists only session files.
+     */
+    @Override
+    public Optional<Path> derivedDataDirectory(String kind) {
+        SessionStore.super.derivedDataDirectory(kind); // checks the name
+        return Optional.of(directory.resolve(kind));
+    }
+
     @Override
     public String toString() {
         return "FileSessionStore{" + directory + '}';
-    }
-
-    private static void checkCount(String name, int count) {
-        if (count < 0) {
-            throw new IllegalArgumentException(name + " must be >= 0, was " + count);
-        }
     }
 
     // ------------------------------------------------------------------ locking
@@ -329,34 +318,29 @@ public final class FileSessionStore implements SessionStore {
     }
 
     private <T> T locked(String sessionId, String action, boolean write, Operation<T> operation) {
-        ReentrantLock stripe = stripe(sessionId);
         List<Recovery> recoveries = new ArrayList<>(0);
-        stripe.lock();
+        // the lock is the lock file's, so any cached instance names it (no path built per call)
+        DurableFiles.Held threads = DurableFiles.lockThreads(session(sessionId).files.lock);
         try {
             // looked up under the lock: whichever instance the cache hands out, one thread uses it at a time
             return withFileLock(sessionId, action, write, session(sessionId), recoveries, operation);
         } finally {
-            stripe.unlock();
+            threads.close();
             report(recoveries);
         }
-    }
-
-    private ReentrantLock stripe(String sessionId) {
-        return STRIPES[Math.floorMod(Objects.hash(directory.toString(), sessionId), STRIPES.length)];
     }
 
     /**
      * Runs {@code operation} holding the OS lock, exclusive for a write (creating the lock file) and
      * shared for a read (opening the lock file read-only, so reads work on a read-only folder; without
-     * a lock file there is no writer to wait for). The caller holds the session's stripe.
+     * a lock file there is no writer to wait for). The caller holds the session's in-process lock.
      */
     private <T> T withFileLock(String sessionId, String action, boolean write, Session session,
                                List<Recovery> recoveries, Operation<T> operation) {
-        try (FileChannel lock = write ? disk.openOrCreate(session.files.lock) : openForReading(session.files.lock)) {
+        try (FileChannel lock = disk.lockFile(session.files.lock, write).orElse(null)) {
             if (lock == null) {
                 return operation.apply(session, Lease.unlocked(clock, recoveries));
             }
-            lock.lock(0, Long.MAX_VALUE, !write); // held until the channel closes
             return operation.apply(session, Lease.of(lock, write, clock, recoveries));
         } catch (IOException | OverlappingFileLockException e) {
             session.invalidate();
@@ -364,14 +348,6 @@ public final class FileSessionStore implements SessionStore {
         } catch (RuntimeException | Error e) {
             session.invalidate();
             throw e;
-        }
-    }
-
-    private static FileChannel openForReading(Path lockFile) throws IOException {
-        try {
-            return FileChannel.open(lockFile, StandardOpenOption.READ);
-        } catch (NoSuchFileException e) {
-            return null;
         }
     }
 
@@ -539,7 +515,7 @@ public final class FileSessionStore implements SessionStore {
             if (Files.exists(directory) && !Files.isDirectory(directory)) {
                 throw new IllegalArgumentException("not a directory: " + directory);
             }
-            Disk disk = Disk.of(directory);
+            DurableFiles disk = DurableFiles.of(directory);
             try {
                 if (!Files.isDirectory(directory)) { // an existing folder may be on a read-only mount
                     disk.createDirectories(directory);

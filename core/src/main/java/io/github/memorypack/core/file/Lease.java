@@ -106,6 +106,6 @@ final class Lease {
         }
         ByteBuffer buffer = ByteBuffer.allocate(SIZE).putLong(logGeneration).putLong(stateGeneration);
         buffer.flip();
-        Disk.writeFully(lockFile, buffer, 0);
+        DurableFiles.writeFully(lockFile, buffer, 0);
     }
 }

@@ -188,7 +188,7 @@ class FileSessionStoreIntegrityTest {
         Path log = folder.resolve("s.jsonl");
         List<String> lines = Files.readAllLines(log, UTF_8);
         // a hand edit that drops the checksum of the last line and changes its role
-        String forged = lines.get(1).substring(Records.HEADER).replace("\"USER\"", "\"SYSTEM\"")
+        String forged = lines.get(1).substring(RecordLines.HEADER).replace("\"USER\"", "\"SYSTEM\"")
                 .replace("\"contents\":[{\"text\":\"two\",\"type\":\"TEXT\"}]", "\"text\":\"two\"");
         Files.write(log, List.of(lines.get(0), forged), UTF_8);
 

@@ -139,7 +139,7 @@ class FileSessionStoreProcessTest {
             String text = Files.readString(archive, UTF_8);
             for (String line : text.substring(0, text.lastIndexOf('\n') + 1).split("\n")) {
                 if (!line.isEmpty()) {
-                    Entry entry = EntryCodec.decodeEntry(line.substring(Records.HEADER)); // the archive holds record lines
+                    Entry entry = EntryCodec.decodeEntry(line.substring(RecordLines.HEADER)); // the archive holds record lines
                     assertThat(byIndex.put(entry.index(), entry)).as("archived twice: %s", entry.index()).isNull();
                 }
             }

@@ -163,14 +163,14 @@ class FileSessionStorePropertiesTest {
         }
         String entry = EntryCodec.encodeEntry(new Entry(nextIndex, "torn", CLOCK.instant(), 1,
                 UserMessage.from("never acknowledged"), Map.of(), null));
-        byte[] line = Records.encode(entry);
+        byte[] line = RecordLines.encode(entry);
         byte[] torn;
         if (kind == 0) {
             torn = Arrays.copyOf(line, line.length / 2); // cut inside a line
         } else if (kind == 1) {
             torn = new byte[4096]; // a zero-filled block, as some file systems leave it
         } else {
-            torn = Records.encode("{\"more\":1," + entry.substring(1)); // first line of a two-entry append
+            torn = RecordLines.encode("{\"more\":1," + entry.substring(1)); // first line of a two-entry append
         }
         Files.write(log, torn, StandardOpenOption.APPEND);
         return true;

@@ -63,7 +63,7 @@ class FileSessionStoreTest {
         store.append("s", texts("a", "b"));
         Path log = folder().resolve("s.jsonl");
         byte[] good = Files.readAllBytes(log);
-        byte[] next = Records.encode("{\"index\":2,\"id\":\"x\",\"ts\":\"2026-03-04T05:06:07.123Z\"}");
+        byte[] next = RecordLines.encode("{\"index\":2,\"id\":\"x\",\"ts\":\"2026-03-04T05:06:07.123Z\"}");
         String torn = new String(next, 0, 30, UTF_8);
         Files.writeString(log, torn, StandardOpenOption.APPEND);
 
@@ -517,7 +517,7 @@ class FileSessionStoreTest {
 
     private List<Entry> archived(String sessionId) throws IOException {
         return Files.readAllLines(folder().resolve(sessionId + ".jsonl.trimmed"), UTF_8).stream()
-                .map(line -> EntryCodec.decodeEntry(line.substring(Records.HEADER))).collect(Collectors.toList());
+                .map(line -> EntryCodec.decodeEntry(line.substring(RecordLines.HEADER))).collect(Collectors.toList());
     }
 
     private static List<String> listing(Path folder) throws IOException {

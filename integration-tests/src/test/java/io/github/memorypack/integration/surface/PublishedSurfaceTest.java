@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  */
 class PublishedSurfaceTest {
 
-    private static final int BUDGET = 42;
+    // 43: core.file.DurableFiles, the disk layer the file store and the MEMORY.md store share (issue 24)
+    private static final int BUDGET = 43;
 
     /** Each published module, by a class it holds, with its public top-level types. */
     private static final Map<String, Module> MODULES = new LinkedHashMap<>();
@@ -35,6 +36,8 @@ class PublishedSurfaceTest {
                 "core.SessionIds", "core.EntryCodec",
                 // the stores that need nothing else
                 "core.InMemorySessionStore", "core.file.FileSessionStore",
+                // the disk layer of the file-backed stores (memory-md's store uses it too)
+                "core.file.DurableFiles",
                 // extension points and what memories report
                 "core.Summarizer", "core.Retention", "core.MemoryListener", "core.SummaryMessage",
                 // tokens, requests (and two at once), conversation tools
@@ -66,7 +69,7 @@ class PublishedSurfaceTest {
 
     /** What may still change (see {@code io.github.memorypack.core.Experimental}). */
     private static final Set<String> EXPERIMENTAL = names(
-            "core.TokenAccounting", "core.RequestScope.aiServiceListeners",
+            "core.TokenAccounting", "core.RequestScope.aiServiceListeners", "core.file.DurableFiles",
             "recall.RecallContentRetriever", "recall.RecallTool",
             "micrometer.MemoryPackMetrics",
             "spring.MemoryPackProperties");

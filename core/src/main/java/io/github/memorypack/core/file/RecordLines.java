@@ -24,12 +24,12 @@ import java.util.zip.CRC32C;
  * <p>Format 1 (before checksums) is the bare payload line, starting with <code>{</code>; it is still
  * read, but once a file holds a format 2 line no format 1 line may follow it.
  */
-final class Records {
+final class RecordLines {
 
     static final int HEADER = 19; // '~', 8 hex digits, ' ', 8 hex digits, ' '
     private static final byte MARK = '~';
 
-    private Records() {
+    private RecordLines() {
     }
 
     /** The line for {@code payload} (an {@link EntryCodec} form), newline included. */

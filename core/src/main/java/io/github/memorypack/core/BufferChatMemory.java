@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A chat memory that shows the whole conversation of a session, kept as a log in a
@@ -31,17 +32,10 @@ import java.util.function.Function;
  */
 public final class BufferChatMemory implements ChatMemory {
 
-    /** How many entries the first read of a session takes; it doubles until the whole log is read. */
-    static final int FIRST_READ = 256;
+    private final ChatMemory memory;
 
-    private final MemoryEngine engine;
-    private final Function<Object, Integer> contextTokens;
-
-    private BufferChatMemory(MemorySettings settings, Function<Object, Integer> contextTokens) {
-        ViewRules rules = settings.rules();
-        this.contextTokens = contextTokens;
-        this.engine = new MemoryEngine(settings.sessionMemory(rules, contextTokens != null, "buffer"), this::view, null);
-        currentLimit();
+    private BufferChatMemory(ChatMemory memory) {
+        this.memory = memory;
     }
 
     /**
@@ -56,31 +50,31 @@ public final class BufferChatMemory implements ChatMemory {
     /** The memory id. */
     @Override
     public Object id() {
-        return engine.id();
+        return memory.id();
     }
 
     /** Appends the message (one atomic append). A system message equal to the current one changes nothing. */
     @Override
     public void add(ChatMessage message) {
-        engine.add(message);
+        memory.add(message);
     }
 
     /** Appends the messages in one atomic append. */
     @Override
     public void add(ChatMessage... messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** Appends the messages in one atomic append. */
     @Override
     public void add(Iterable<ChatMessage> messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** The whole conversation, pinned system message first. */
     @Override
     public List<ChatMessage> messages() {
-        return engine.messages();
+        return memory.messages();
     }
 
     /**
@@ -93,34 +87,26 @@ public final class BufferChatMemory implements ChatMemory {
      */
     @Override
     public void set(Iterable<ChatMessage> messages) {
-        engine.set(messages);
+        memory.set(messages);
     }
 
     /** Starts the conversation over; the earlier log stays in the store unless a {@link Retention} deletes it. */
     @Override
     public void clear() {
-        engine.clear();
-    }
-
-    private View view() {
-        return engine.memory().tail(currentLimit(), FIRST_READ);
-    }
-
-    private ViewLimit currentLimit() {
-        return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.reportTokensOver(engine.memory().calibrated(
-                        MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
+        memory.clear();
     }
 
     @Override
     public String toString() {
-        return "BufferChatMemory{id=" + engine.memory().sessionId() + '}';
+        return "BufferChatMemory{id=" + SessionIds.of(memory.id()) + '}';
     }
 
     /** Builds a {@link BufferChatMemory}, or a {@link ChatMemoryProvider} of them; every option has a default. */
     public static final class Builder {
 
-        private final MemorySettings settings = new MemorySettings();
+        private Object id = MemoryOptions.DEFAULT_ID;
+        private ChatMemoryStore store;
+        private MemoryOptions options = MemoryOptions.defaults();
         private Function<Object, Integer> contextTokens;
 
         private Builder() {
@@ -133,7 +119,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder id(Object id) {
-            settings.id(id);
+            this.id = MemoryOptions.checkedId(id);
             return this;
         }
 
@@ -145,7 +131,30 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
-            settings.chatMemoryStore(store);
+            this.store = MemoryOptions.checkedStore(store);
+            return this;
+        }
+
+        /**
+         * The options this memory shares with other memories (store, tokenizer, listeners, retention,
+         * accounting, cost rules, concurrent sends, summaries, ...): replaces the shared options set on
+         * this builder before; the shared setters after it change them. A store set both here and with
+         * {@link #chatMemoryStore} fails {@code build()}.
+         *
+         * @param options the options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code options} is null
+         */
+        public Builder options(MemoryOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
+            options = change.apply(options.toBuilder()).build();
             return this;
         }
 
@@ -158,7 +167,9 @@ public final class BufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
-            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
+            if (contextTokens < 1) {
+                throw new IllegalArgumentException("contextTokens must be >= 1, was " + contextTokens);
+            }
             this.contextTokens = id -> contextTokens;
             return this;
         }
@@ -170,7 +181,10 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
+            if (contextTokens == null) {
+                throw new IllegalArgumentException("contextTokens must not be null");
+            }
+            this.contextTokens = contextTokens;
             return this;
         }
 
@@ -182,8 +196,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
+            return with(b -> b.tokenizer(tokenizer));
         }
 
         /**
@@ -194,8 +207,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder listener(MemoryListener listener) {
-            settings.listener(listener);
-            return this;
+            return with(b -> b.listener(listener));
         }
 
         /**
@@ -205,8 +217,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder retention(Retention retention) {
-            settings.retention(retention);
-            return this;
+            return with(b -> b.retention(retention));
         }
 
         /**
@@ -217,8 +228,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
-            settings.tokenAccounting(accounting);
-            return this;
+            return with(b -> b.tokenAccounting(accounting));
         }
 
         /**
@@ -230,8 +240,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
-            settings.calibrateWith(accounting);
-            return this;
+            return with(b -> b.calibrateWith(accounting));
         }
 
         /**
@@ -243,8 +252,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
+            return with(b -> b.toolResultPreviews(maxTokens));
         }
 
         /**
@@ -256,8 +264,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
-            return this;
+            return with(b -> b.keepImagesInNewest(messages));
         }
 
         /**
@@ -273,8 +280,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code concurrentSends} is null
          */
         public Builder concurrentSends(ConcurrentSends concurrentSends) {
-            settings.concurrentSends(concurrentSends);
-            return this;
+            return with(b -> b.concurrentSends(concurrentSends));
         }
 
         /**
@@ -286,21 +292,19 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
-            settings.openTurnTimeout(timeout);
-            return this;
+            return with(b -> b.openTurnTimeout(timeout));
         }
 
         /**
          * How many windows (one per session) this builder's memories keep in memory to extend the
-         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
          * shared by every memory that sets none.
          *
          * @param views how many views to cache, at least 0
          * @return this builder
          */
         public Builder viewCacheSize(int views) {
-            settings.viewCacheSize(views);
-            return this;
+            return with(b -> b.viewCacheSize(views));
         }
 
         /**
@@ -310,8 +314,7 @@ public final class BufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            settings.clock(clock);
-            return this;
+            return with(b -> b.clock(clock));
         }
 
         /**
@@ -321,7 +324,9 @@ public final class BufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if a dynamic {@code contextTokens} gives a value below 1 for this id
          */
         public BufferChatMemory build() {
-            return new BufferChatMemory(settings, contextTokens);
+            BufferStrategy strategy = new BufferStrategy(contextTokens);
+            strategy.check(id);
+            return new BufferChatMemory(options.withStore(store).memory(strategy, id));
         }
 
         /**
@@ -329,11 +334,15 @@ public final class BufferChatMemory implements ChatMemory {
          * these settings and the same store (the default store is created once, here).
          *
          * @return the provider
+         * @throws IllegalStateException if the store is set twice
          */
         public ChatMemoryProvider provider() {
-            MemorySettings snapshot = settings.copy();
-            Function<Object, Integer> providerContextTokens = contextTokens;
-            return memoryId -> new BufferChatMemory(snapshot.forId(memoryId), providerContextTokens);
+            BufferStrategy strategy = new BufferStrategy(contextTokens);
+            ChatMemoryProvider memories = options.withStore(store).provider(strategy);
+            return memoryId -> {
+                strategy.check(memoryId);
+                return new BufferChatMemory(memories.get(memoryId));
+            };
         }
     }
 }

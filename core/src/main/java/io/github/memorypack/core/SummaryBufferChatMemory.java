@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A chat memory that shows the recent turns verbatim, up to a token budget, after a running
@@ -55,55 +56,10 @@ import java.util.function.Function;
  */
 public final class SummaryBufferChatMemory implements ChatMemory {
 
-    private final MemoryEngine engine;
-    private final FoldEngine folds;
-    private final Function<Object, Integer> contextTokens;
+    private final ChatMemory memory;
 
-    private SummaryBufferChatMemory(MemorySettings settings, SummarySettings summarySettings,
-                                    Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark,
-                                    Function<Object, Integer> contextTokens) {
-        SessionMemory memory = settings.sessionMemory(settings.rules(), true, "summary-buffer");
-        Object id = settings.id();
-        this.contextTokens = contextTokens;
-        this.folds = new FoldEngine(memory, summarySettings, policy(id, maxTokens, lowWatermark, memory));
-        this.engine = new MemoryEngine(memory, this::view, folds::turnFinished);
-        limits(id, maxTokens, lowWatermark); // per-session limits are checked once up front, like LangChain4j's
-        ceiling();
-    }
-
-    /** Fold when the unsummarized turns pass maxBufferTokens; fold the oldest until at or under the watermark. */
-    private static FoldEngine.Policy policy(Object id, Function<Object, Integer> maxTokens,
-                                            Function<Object, Integer> lowWatermark, SessionMemory memory) {
-        return spans -> {
-            int[] limits = limits(id, maxTokens, lowWatermark);
-            double factor = memory.calibrationFactor();
-            long remaining = 0;
-            for (FoldEngine.Span span : spans) {
-                remaining += span.tokens;
-            }
-            if (remaining * factor <= limits[0]) {
-                return 0;
-            }
-            int fold = 0;
-            // never the newest turn; only where a fold can end (a closed prefix, cut cleanly)
-            for (int i = 0; i < spans.size() - 1 && remaining * factor > limits[1]; i++) {
-                remaining -= spans.get(i).tokens;
-                if (spans.get(i).foldable) {
-                    fold = i + 1;
-                }
-            }
-            return fold;
-        };
-    }
-
-    private static int[] limits(Object id, Function<Object, Integer> maxTokens, Function<Object, Integer> lowWatermark) {
-        int max = MemorySettings.limit(maxTokens, id, "maxBufferTokens");
-        Integer low = lowWatermark == null ? Integer.valueOf(max / 2) : lowWatermark.apply(id);
-        if (low == null || low < 0 || low >= max) {
-            throw new IllegalArgumentException("lowWatermark must be >= 0 and < maxBufferTokens (" + max + "), was " + low
-                    + " for memory id " + id);
-        }
-        return new int[] {max, low};
+    private SummaryBufferChatMemory(ChatMemory memory) {
+        this.memory = memory;
     }
 
     /**
@@ -118,31 +74,31 @@ public final class SummaryBufferChatMemory implements ChatMemory {
     /** The memory id. */
     @Override
     public Object id() {
-        return engine.id();
+        return memory.id();
     }
 
     /** Appends the message (one atomic append); a finished turn may start a fold. */
     @Override
     public void add(ChatMessage message) {
-        engine.add(message);
+        memory.add(message);
     }
 
     /** Appends the messages in one atomic append; a finished turn may start a fold. */
     @Override
     public void add(ChatMessage... messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** Appends the messages in one atomic append; a finished turn may start a fold. */
     @Override
     public void add(Iterable<ChatMessage> messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** System message, summary, then the turns the summary does not cover. */
     @Override
     public List<ChatMessage> messages() {
-        return engine.messages();
+        return memory.messages();
     }
 
     /**
@@ -156,13 +112,13 @@ public final class SummaryBufferChatMemory implements ChatMemory {
      */
     @Override
     public void set(Iterable<ChatMessage> messages) {
-        engine.set(messages);
+        memory.set(messages);
     }
 
     /** Starts the conversation over (summary included); the earlier log stays unless a {@link Retention} deletes it. */
     @Override
     public void clear() {
-        engine.clear();
+        memory.clear();
     }
 
     /**
@@ -171,21 +127,12 @@ public final class SummaryBufferChatMemory implements ChatMemory {
      * @return the summary the view shows, if any
      */
     public Optional<Summary> summary() {
-        return folds.summary();
-    }
-
-    private View view() {
-        return folds.view(ceiling());
-    }
-
-    private ViewLimit ceiling() {
-        return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.tokens(engine.memory().calibrated(MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
+        return MemoryEngine.summaryOf(memory);
     }
 
     @Override
     public String toString() {
-        return "SummaryBufferChatMemory{id=" + engine.memory().sessionId() + '}';
+        return "SummaryBufferChatMemory{id=" + SessionIds.of(memory.id()) + '}';
     }
 
     /**
@@ -194,8 +141,9 @@ public final class SummaryBufferChatMemory implements ChatMemory {
      */
     public static final class Builder {
 
-        private final MemorySettings settings = new MemorySettings();
-        private final SummarySettings summarySettings = new SummarySettings();
+        private Object id = MemoryOptions.DEFAULT_ID;
+        private ChatMemoryStore store;
+        private MemoryOptions options = MemoryOptions.defaults();
         private Function<Object, Integer> contextTokens;
         private Function<Object, Integer> maxTokens;
         private Function<Object, Integer> lowWatermark;
@@ -212,7 +160,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder id(Object id) {
-            settings.id(id);
+            this.id = MemoryOptions.checkedId(id);
             return this;
         }
 
@@ -224,7 +172,30 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
-            settings.chatMemoryStore(store);
+            this.store = MemoryOptions.checkedStore(store);
+            return this;
+        }
+
+        /**
+         * The options this memory shares with other memories (store, tokenizer, listeners, retention,
+         * accounting, cost rules, concurrent sends, summaries, ...): replaces the shared options set on
+         * this builder before; the shared setters after it change them. A store set both here and with
+         * {@link #chatMemoryStore} fails {@code build()}.
+         *
+         * @param options the options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code options} is null
+         */
+        public Builder options(MemoryOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
+            options = change.apply(options.toBuilder()).build();
             return this;
         }
 
@@ -237,7 +208,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxBufferTokens < 1}
          */
         public Builder maxBufferTokens(int maxBufferTokens) {
-            MemorySettings.atLeast(maxBufferTokens, 1, "maxBufferTokens");
+            Checks.atLeast(maxBufferTokens, 1, "maxBufferTokens");
             this.maxTokens = id -> maxBufferTokens;
             this.fixedMax = maxBufferTokens;
             return this;
@@ -250,7 +221,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder dynamicMaxBufferTokens(Function<Object, Integer> maxBufferTokens) {
-            this.maxTokens = MemorySettings.notNull(maxBufferTokens, "maxBufferTokens");
+            this.maxTokens = Checks.notNull(maxBufferTokens, "maxBufferTokens");
             this.fixedMax = null;
             return this;
         }
@@ -263,7 +234,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code lowWatermark < 0}
          */
         public Builder lowWatermark(int lowWatermark) {
-            MemorySettings.atLeast(lowWatermark, 0, "lowWatermark");
+            Checks.atLeast(lowWatermark, 0, "lowWatermark");
             this.lowWatermark = id -> lowWatermark;
             this.fixedLow = lowWatermark;
             return this;
@@ -276,7 +247,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder dynamicLowWatermark(Function<Object, Integer> lowWatermark) {
-            this.lowWatermark = MemorySettings.notNull(lowWatermark, "lowWatermark");
+            this.lowWatermark = Checks.notNull(lowWatermark, "lowWatermark");
             this.fixedLow = null;
             return this;
         }
@@ -288,8 +259,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summarizer(Summarizer summarizer) {
-            summarySettings.summarizer(summarizer);
-            return this;
+            return with(b -> b.summarizer(summarizer));
         }
 
         /**
@@ -301,8 +271,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public Builder maxSummaryTokens(int maxSummaryTokens) {
-            summarySettings.maxSummaryTokens(maxSummaryTokens);
-            return this;
+            return with(b -> b.maxSummaryTokens(maxSummaryTokens));
         }
 
         /**
@@ -313,8 +282,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder executor(Executor executor) {
-            summarySettings.executor(executor);
-            return this;
+            return with(b -> b.foldExecutor(executor));
         }
 
         /**
@@ -326,8 +294,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summarizerTimeout(Duration timeout) {
-            summarySettings.timeout(timeout);
-            return this;
+            return with(b -> b.summarizerTimeout(timeout));
         }
 
         /**
@@ -340,7 +307,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
-            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
+            Checks.atLeast(contextTokens, 1, "contextTokens");
             this.contextTokens = id -> contextTokens;
             return this;
         }
@@ -352,7 +319,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
+            this.contextTokens = Checks.notNull(contextTokens, "contextTokens");
             return this;
         }
 
@@ -363,8 +330,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summaryPlacement(SummaryMessage.Placement placement) {
-            settings.summaryPlacement(placement);
-            return this;
+            return with(b -> b.summaryPlacement(placement));
         }
 
         /**
@@ -375,8 +341,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
+            return with(b -> b.tokenizer(tokenizer));
         }
 
         /**
@@ -387,8 +352,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder listener(MemoryListener listener) {
-            settings.listener(listener);
-            return this;
+            return with(b -> b.listener(listener));
         }
 
         /**
@@ -398,8 +362,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder retention(Retention retention) {
-            settings.retention(retention);
-            return this;
+            return with(b -> b.retention(retention));
         }
 
         /**
@@ -410,8 +373,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
-            settings.tokenAccounting(accounting);
-            return this;
+            return with(b -> b.tokenAccounting(accounting));
         }
 
         /**
@@ -423,8 +385,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
-            settings.calibrateWith(accounting);
-            return this;
+            return with(b -> b.calibrateWith(accounting));
         }
 
         /**
@@ -436,8 +397,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
+            return with(b -> b.toolResultPreviews(maxTokens));
         }
 
         /**
@@ -449,8 +409,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
-            return this;
+            return with(b -> b.keepImagesInNewest(messages));
         }
 
         /**
@@ -466,8 +425,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code concurrentSends} is null
          */
         public Builder concurrentSends(ConcurrentSends concurrentSends) {
-            settings.concurrentSends(concurrentSends);
-            return this;
+            return with(b -> b.concurrentSends(concurrentSends));
         }
 
         /**
@@ -479,21 +437,19 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
-            settings.openTurnTimeout(timeout);
-            return this;
+            return with(b -> b.openTurnTimeout(timeout));
         }
 
         /**
          * How many windows (one per session) this builder's memories keep in memory to extend the
-         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
          * shared by every memory that sets none.
          *
          * @param views how many views to cache, at least 0
          * @return this builder
          */
         public Builder viewCacheSize(int views) {
-            settings.viewCacheSize(views);
-            return this;
+            return with(b -> b.viewCacheSize(views));
         }
 
         /**
@@ -503,8 +459,7 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            settings.clock(clock);
-            return this;
+            return with(b -> b.clock(clock));
         }
 
         /**
@@ -516,8 +471,9 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if dynamic limits give values out of range for this id
          */
         public SummaryBufferChatMemory build() {
-            validate();
-            return new SummaryBufferChatMemory(settings, summarySettings, maxTokens, lowWatermark, contextTokens);
+            SummaryBufferStrategy strategy = strategy();
+            strategy.check(id);
+            return new SummaryBufferChatMemory(options.withStore(store).memory(strategy, id));
         }
 
         /**
@@ -525,25 +481,31 @@ public final class SummaryBufferChatMemory implements ChatMemory {
          * these settings and the same store (the default store is created once, here).
          *
          * @return the provider
-         * @throws IllegalStateException if no summarizer or no {@code maxBufferTokens} is set, or the
-         *                               watermark is not below {@code maxBufferTokens}
+         * @throws IllegalStateException if no summarizer or no {@code maxBufferTokens} is set, the
+         *                               watermark is not below {@code maxBufferTokens}, or the store is
+         *                               set twice
          */
         public ChatMemoryProvider provider() {
+            SummaryBufferStrategy strategy = strategy();
+            ChatMemoryProvider memories = options.withStore(store).provider(strategy);
+            return memoryId -> {
+                strategy.check(memoryId);
+                return new SummaryBufferChatMemory(memories.get(memoryId));
+            };
+        }
+
+        private SummaryBufferStrategy strategy() {
             validate();
-            MemorySettings snapshot = settings.copy();
-            SummarySettings summarySnapshot = summarySettings.copy();
-            Function<Object, Integer> max = maxTokens;
-            Function<Object, Integer> low = lowWatermark;
-            Function<Object, Integer> ceiling = contextTokens;
-            return memoryId -> new SummaryBufferChatMemory(snapshot.forId(memoryId), summarySnapshot, max, low, ceiling);
+            return new SummaryBufferStrategy(maxTokens, lowWatermark, contextTokens);
         }
 
         private void validate() {
             if (maxTokens == null) {
                 throw new IllegalStateException("maxBufferTokens is required");
             }
-            summarySettings.validate();
-            summarySettings.clock(settings.clock());
+            if (options.summarizer().isEmpty()) {
+                throw new IllegalStateException("summarizer is required");
+            }
             if (fixedMax != null && fixedLow != null && fixedLow >= fixedMax) {
                 throw new IllegalStateException("lowWatermark (" + fixedLow + ") must be below maxBufferTokens ("
                         + fixedMax + ")");

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A chat memory that keeps a running summary of the whole conversation plus the turns not yet
@@ -53,27 +54,10 @@ public final class SummaryChatMemory implements ChatMemory {
     /** Folds after every finished turn unless set otherwise. */
     public static final int DEFAULT_FOLD_EVERY_TURNS = 1;
 
-    private final MemoryEngine engine;
-    private final FoldEngine folds;
-    private final Function<Object, Integer> contextTokens;
+    private final ChatMemory memory;
 
-    private SummaryChatMemory(MemorySettings settings, SummarySettings summarySettings, int foldEveryTurns,
-                              Function<Object, Integer> contextTokens) {
-        SessionMemory memory = settings.sessionMemory(settings.rules(), true, "summary"); // folding adds up stored counts
-        this.contextTokens = contextTokens;
-        this.folds = new FoldEngine(memory, summarySettings, spans -> {
-            // the longest prefix of closed turns that can end cleanly, once enough of them wait; the newest
-            // turn stays verbatim (what LangChain4j's output guardrails may still take back)
-            int fold = 0;
-            for (int i = 0; i < spans.size() - 1; i++) {
-                if (spans.get(i).foldable) {
-                    fold = i + 1;
-                }
-            }
-            return fold >= foldEveryTurns ? fold : 0;
-        });
-        this.engine = new MemoryEngine(memory, this::view, folds::turnFinished);
-        ceiling();
+    private SummaryChatMemory(ChatMemory memory) {
+        this.memory = memory;
     }
 
     /**
@@ -88,31 +72,31 @@ public final class SummaryChatMemory implements ChatMemory {
     /** The memory id. */
     @Override
     public Object id() {
-        return engine.id();
+        return memory.id();
     }
 
     /** Appends the message (one atomic append); a finished turn may start a fold. */
     @Override
     public void add(ChatMessage message) {
-        engine.add(message);
+        memory.add(message);
     }
 
     /** Appends the messages in one atomic append; a finished turn may start a fold. */
     @Override
     public void add(ChatMessage... messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** Appends the messages in one atomic append; a finished turn may start a fold. */
     @Override
     public void add(Iterable<ChatMessage> messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** System message, summary, then the turns the summary does not cover. */
     @Override
     public List<ChatMessage> messages() {
-        return engine.messages();
+        return memory.messages();
     }
 
     /**
@@ -126,13 +110,13 @@ public final class SummaryChatMemory implements ChatMemory {
      */
     @Override
     public void set(Iterable<ChatMessage> messages) {
-        engine.set(messages);
+        memory.set(messages);
     }
 
     /** Starts the conversation over (summary included); the earlier log stays unless a {@link Retention} deletes it. */
     @Override
     public void clear() {
-        engine.clear();
+        memory.clear();
     }
 
     /**
@@ -141,28 +125,20 @@ public final class SummaryChatMemory implements ChatMemory {
      * @return the summary the view shows, if any
      */
     public Optional<Summary> summary() {
-        return folds.summary();
-    }
-
-    private View view() {
-        return folds.view(ceiling());
-    }
-
-    private ViewLimit ceiling() {
-        return contextTokens == null ? ViewLimit.none()
-                : ViewLimit.tokens(engine.memory().calibrated(MemorySettings.limit(contextTokens, engine.id(), "contextTokens")));
+        return MemoryEngine.summaryOf(memory);
     }
 
     @Override
     public String toString() {
-        return "SummaryChatMemory{id=" + engine.memory().sessionId() + '}';
+        return "SummaryChatMemory{id=" + SessionIds.of(memory.id()) + '}';
     }
 
     /** Builds a {@link SummaryChatMemory}, or a {@link ChatMemoryProvider} of them; only the summarizer is required. */
     public static final class Builder {
 
-        private final MemorySettings settings = new MemorySettings();
-        private final SummarySettings summarySettings = new SummarySettings();
+        private Object id = MemoryOptions.DEFAULT_ID;
+        private ChatMemoryStore store;
+        private MemoryOptions options = MemoryOptions.defaults();
         private Function<Object, Integer> contextTokens;
         private int foldEveryTurns = DEFAULT_FOLD_EVERY_TURNS;
 
@@ -176,7 +152,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder id(Object id) {
-            settings.id(id);
+            this.id = MemoryOptions.checkedId(id);
             return this;
         }
 
@@ -188,7 +164,30 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
-            settings.chatMemoryStore(store);
+            this.store = MemoryOptions.checkedStore(store);
+            return this;
+        }
+
+        /**
+         * The options this memory shares with other memories (store, tokenizer, listeners, retention,
+         * accounting, cost rules, concurrent sends, summaries, ...): replaces the shared options set on
+         * this builder before; the shared setters after it change them. A store set both here and with
+         * {@link #chatMemoryStore} fails {@code build()}.
+         *
+         * @param options the options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code options} is null
+         */
+        public Builder options(MemoryOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
+            options = change.apply(options.toBuilder()).build();
             return this;
         }
 
@@ -199,8 +198,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summarizer(Summarizer summarizer) {
-            summarySettings.summarizer(summarizer);
-            return this;
+            return with(b -> b.summarizer(summarizer));
         }
 
         /**
@@ -212,8 +210,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public Builder maxSummaryTokens(int maxSummaryTokens) {
-            summarySettings.maxSummaryTokens(maxSummaryTokens);
-            return this;
+            return with(b -> b.maxSummaryTokens(maxSummaryTokens));
         }
 
         /**
@@ -224,8 +221,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder executor(Executor executor) {
-            summarySettings.executor(executor);
-            return this;
+            return with(b -> b.foldExecutor(executor));
         }
 
         /**
@@ -237,8 +233,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summarizerTimeout(Duration timeout) {
-            summarySettings.timeout(timeout);
-            return this;
+            return with(b -> b.summarizerTimeout(timeout));
         }
 
         /**
@@ -251,7 +246,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code contextTokens < 1}
          */
         public Builder contextTokens(int contextTokens) {
-            MemorySettings.atLeast(contextTokens, 1, "contextTokens");
+            Checks.atLeast(contextTokens, 1, "contextTokens");
             this.contextTokens = id -> contextTokens;
             return this;
         }
@@ -263,7 +258,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
-            this.contextTokens = MemorySettings.notNull(contextTokens, "contextTokens");
+            this.contextTokens = Checks.notNull(contextTokens, "contextTokens");
             return this;
         }
 
@@ -274,8 +269,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder summaryPlacement(SummaryMessage.Placement placement) {
-            settings.summaryPlacement(placement);
-            return this;
+            return with(b -> b.summaryPlacement(placement));
         }
 
         /**
@@ -287,7 +281,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code turns < 1}
          */
         public Builder foldEveryTurns(int turns) {
-            this.foldEveryTurns = MemorySettings.atLeast(turns, 1, "foldEveryTurns");
+            this.foldEveryTurns = Checks.atLeast(turns, 1, "foldEveryTurns");
             return this;
         }
 
@@ -299,8 +293,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
+            return with(b -> b.tokenizer(tokenizer));
         }
 
         /**
@@ -311,8 +304,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder listener(MemoryListener listener) {
-            settings.listener(listener);
-            return this;
+            return with(b -> b.listener(listener));
         }
 
         /**
@@ -322,8 +314,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder retention(Retention retention) {
-            settings.retention(retention);
-            return this;
+            return with(b -> b.retention(retention));
         }
 
         /**
@@ -334,8 +325,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
-            settings.tokenAccounting(accounting);
-            return this;
+            return with(b -> b.tokenAccounting(accounting));
         }
 
         /**
@@ -347,8 +337,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
-            settings.calibrateWith(accounting);
-            return this;
+            return with(b -> b.calibrateWith(accounting));
         }
 
         /**
@@ -360,8 +349,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
+            return with(b -> b.toolResultPreviews(maxTokens));
         }
 
         /**
@@ -373,8 +361,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
-            return this;
+            return with(b -> b.keepImagesInNewest(messages));
         }
 
         /**
@@ -390,8 +377,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code concurrentSends} is null
          */
         public Builder concurrentSends(ConcurrentSends concurrentSends) {
-            settings.concurrentSends(concurrentSends);
-            return this;
+            return with(b -> b.concurrentSends(concurrentSends));
         }
 
         /**
@@ -403,21 +389,19 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
-            settings.openTurnTimeout(timeout);
-            return this;
+            return with(b -> b.openTurnTimeout(timeout));
         }
 
         /**
          * How many windows (one per session) this builder's memories keep in memory to extend the
-         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
          * shared by every memory that sets none.
          *
          * @param views how many views to cache, at least 0
          * @return this builder
          */
         public Builder viewCacheSize(int views) {
-            settings.viewCacheSize(views);
-            return this;
+            return with(b -> b.viewCacheSize(views));
         }
 
         /**
@@ -427,8 +411,7 @@ public final class SummaryChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            settings.clock(clock);
-            return this;
+            return with(b -> b.clock(clock));
         }
 
         /**
@@ -438,9 +421,9 @@ public final class SummaryChatMemory implements ChatMemory {
          * @throws IllegalStateException if no summarizer is set
          */
         public SummaryChatMemory build() {
-            summarySettings.validate();
-            summarySettings.clock(settings.clock());
-            return new SummaryChatMemory(settings, summarySettings, foldEveryTurns, contextTokens);
+            SummaryStrategy strategy = strategy();
+            strategy.check(id);
+            return new SummaryChatMemory(options.withStore(store).memory(strategy, id));
         }
 
         /**
@@ -448,16 +431,22 @@ public final class SummaryChatMemory implements ChatMemory {
          * these settings and the same store (the default store is created once, here).
          *
          * @return the provider
-         * @throws IllegalStateException if no summarizer is set
+         * @throws IllegalStateException if no summarizer is set, or the store is set twice
          */
         public ChatMemoryProvider provider() {
-            summarySettings.validate();
-            summarySettings.clock(settings.clock());
-            MemorySettings snapshot = settings.copy();
-            SummarySettings summarySnapshot = summarySettings.copy();
-            int every = foldEveryTurns;
-            Function<Object, Integer> ceiling = contextTokens;
-            return memoryId -> new SummaryChatMemory(snapshot.forId(memoryId), summarySnapshot, every, ceiling);
+            SummaryStrategy strategy = strategy();
+            ChatMemoryProvider memories = options.withStore(store).provider(strategy);
+            return memoryId -> {
+                strategy.check(memoryId);
+                return new SummaryChatMemory(memories.get(memoryId));
+            };
+        }
+
+        private SummaryStrategy strategy() {
+            if (options.summarizer().isEmpty()) {
+                throw new IllegalStateException("summarizer is required");
+            }
+            return new SummaryStrategy(foldEveryTurns, contextTokens);
         }
     }
 }

@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A chat memory that shows the last messages, turns or tokens of a session — and never deletes
@@ -48,24 +49,12 @@ public final class WindowChatMemory implements ChatMemory {
     /** What {@link Builder#chunkedEviction()} drops to, as a share of the limit. */
     public static final double DEFAULT_LOW_WATERMARK = 0.6;
 
-    /** How many entries a token window reads first; later reads start from what the last one needed. */
-    static final int FIRST_TOKEN_READ = 64;
-
-    private final MemoryEngine engine;
+    private final ChatMemory memory;
     private final MemoryListener.Overflow.Unit unit;
-    private final Function<Object, Integer> limit;
-    private final double lowWatermark;
-    private volatile ViewLimit lastLimit;
 
-    private WindowChatMemory(MemorySettings settings, MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit,
-                             double lowWatermark) {
-        ViewRules rules = settings.rules();
-        SessionMemory memory = settings.sessionMemory(rules, unit == MemoryListener.Overflow.Unit.TOKENS, "window");
+    private WindowChatMemory(ChatMemory memory, MemoryListener.Overflow.Unit unit) {
+        this.memory = memory;
         this.unit = unit;
-        this.limit = limit;
-        this.lowWatermark = lowWatermark;
-        this.engine = new MemoryEngine(memory, this::view, null);
-        currentLimit(); // a per-session limit is checked once up front, like LangChain4j does
     }
 
     /**
@@ -102,31 +91,31 @@ public final class WindowChatMemory implements ChatMemory {
     /** The memory id. */
     @Override
     public Object id() {
-        return engine.id();
+        return memory.id();
     }
 
     /** Appends the message (one atomic append). A system message equal to the current one changes nothing. */
     @Override
     public void add(ChatMessage message) {
-        engine.add(message);
+        memory.add(message);
     }
 
     /** Appends the messages in one atomic append. */
     @Override
     public void add(ChatMessage... messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** Appends the messages in one atomic append. */
     @Override
     public void add(Iterable<ChatMessage> messages) {
-        engine.add(messages);
+        memory.add(messages);
     }
 
     /** The window: pinned system message, then the newest whole turns within the limit. */
     @Override
     public List<ChatMessage> messages() {
-        return engine.messages();
+        return memory.messages();
     }
 
     /**
@@ -140,51 +129,18 @@ public final class WindowChatMemory implements ChatMemory {
      */
     @Override
     public void set(Iterable<ChatMessage> messages) {
-        engine.set(messages);
+        memory.set(messages);
     }
 
     /** Starts the conversation over; the earlier log stays in the store unless a {@link Retention} deletes it. */
     @Override
     public void clear() {
-        engine.clear();
-    }
-
-    private View view() {
-        ViewLimit viewLimit = currentLimit();
-        int firstRead;
-        switch (unit) {
-            case MESSAGES:
-                firstRead = viewLimit.value() + viewLimit.value() / 2 + 4;
-                break;
-            case TURNS:
-                firstRead = viewLimit.value() * 4 + 4;
-                break;
-            default:
-                firstRead = FIRST_TOKEN_READ;
-                break;
-        }
-        return engine.memory().tail(viewLimit, firstRead);
-    }
-
-    private ViewLimit currentLimit() {
-        int value = MemorySettings.limit(limit, engine.id(), Builder.name(unit));
-        if (unit == MemoryListener.Overflow.Unit.TOKENS) {
-            value = engine.memory().calibrated(value);
-        }
-        ViewLimit last = lastLimit;
-        if (last == null || last.value() != value) {
-            last = ViewLimit.of(unit, value);
-            if (lowWatermark < 1) {
-                last = last.chunked((int) Math.floor(value * lowWatermark));
-            }
-            lastLimit = last;
-        }
-        return last; // the same object while the limit stays the same: nothing to allocate or compare per turn
+        memory.clear();
     }
 
     @Override
     public String toString() {
-        return "WindowChatMemory{id=" + engine.memory().sessionId() + ", " + unit + '}';
+        return "WindowChatMemory{id=" + SessionIds.of(memory.id()) + ", " + unit + '}';
     }
 
     /**
@@ -194,7 +150,9 @@ public final class WindowChatMemory implements ChatMemory {
      */
     public static final class Builder {
 
-        private final MemorySettings settings = new MemorySettings();
+        private Object id = MemoryOptions.DEFAULT_ID;
+        private ChatMemoryStore store;
+        private MemoryOptions options = MemoryOptions.defaults();
         private MemoryListener.Overflow.Unit unit;
         private Function<Object, Integer> limit;
         private int limitsSet;
@@ -210,7 +168,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder id(Object id) {
-            settings.id(id);
+            this.id = MemoryOptions.checkedId(id);
             return this;
         }
 
@@ -222,7 +180,30 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
-            settings.chatMemoryStore(store);
+            this.store = MemoryOptions.checkedStore(store);
+            return this;
+        }
+
+        /**
+         * The options this window shares with other memories (store, tokenizer, listeners, retention,
+         * accounting, cost rules, concurrent sends, ...): replaces the shared options set on this
+         * builder before; the shared setters after it change them. A store set both here and with
+         * {@link #chatMemoryStore} fails {@code build()}.
+         *
+         * @param options the options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code options} is null
+         */
+        public Builder options(MemoryOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
+            options = change.apply(options.toBuilder()).build();
             return this;
         }
 
@@ -368,8 +349,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenizer(TokenCountEstimator tokenizer) {
-            settings.tokenizer(tokenizer);
-            return this;
+            return with(b -> b.tokenizer(tokenizer));
         }
 
         /**
@@ -380,8 +360,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder listener(MemoryListener listener) {
-            settings.listener(listener);
-            return this;
+            return with(b -> b.listener(listener));
         }
 
         /**
@@ -391,8 +370,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder retention(Retention retention) {
-            settings.retention(retention);
-            return this;
+            return with(b -> b.retention(retention));
         }
 
         /**
@@ -403,8 +381,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder tokenAccounting(TokenAccounting accounting) {
-            settings.tokenAccounting(accounting);
-            return this;
+            return with(b -> b.tokenAccounting(accounting));
         }
 
         /**
@@ -416,8 +393,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder calibrateWith(TokenAccounting accounting) {
-            settings.calibrateWith(accounting);
-            return this;
+            return with(b -> b.calibrateWith(accounting));
         }
 
         /**
@@ -429,8 +405,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code maxTokens < 1}
          */
         public Builder toolResultPreviews(int maxTokens) {
-            settings.toolResultPreviews(maxTokens);
-            return this;
+            return with(b -> b.toolResultPreviews(maxTokens));
         }
 
         /**
@@ -442,8 +417,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code messages < 0}
          */
         public Builder keepImagesInNewest(int messages) {
-            settings.keepImagesInNewest(messages);
-            return this;
+            return with(b -> b.keepImagesInNewest(messages));
         }
 
         /**
@@ -459,8 +433,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if {@code concurrentSends} is null
          */
         public Builder concurrentSends(ConcurrentSends concurrentSends) {
-            settings.concurrentSends(concurrentSends);
-            return this;
+            return with(b -> b.concurrentSends(concurrentSends));
         }
 
         /**
@@ -472,21 +445,19 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder openTurnTimeout(Duration timeout) {
-            settings.openTurnTimeout(timeout);
-            return this;
+            return with(b -> b.openTurnTimeout(timeout));
         }
 
         /**
          * How many windows (one per session) this builder's memories keep in memory to extend the
-         * next one cheaply; 0 keeps none. Default: a cache of {@value ViewCache#DEFAULT_CAPACITY}
+         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
          * shared by every memory that sets none.
          *
          * @param views how many views to cache, at least 0
          * @return this builder
          */
         public Builder viewCacheSize(int views) {
-            settings.viewCacheSize(views);
-            return this;
+            return with(b -> b.viewCacheSize(views));
         }
 
         /**
@@ -496,8 +467,7 @@ public final class WindowChatMemory implements ChatMemory {
          * @return this builder
          */
         public Builder clock(Clock clock) {
-            settings.clock(clock);
-            return this;
+            return with(b -> b.clock(clock));
         }
 
         /**
@@ -508,8 +478,9 @@ public final class WindowChatMemory implements ChatMemory {
          * @throws IllegalArgumentException if a dynamic limit gives a value below 1 for this id
          */
         public WindowChatMemory build() {
-            checkOneLimit();
-            return new WindowChatMemory(settings, unit, limit, lowWatermark);
+            WindowStrategy strategy = strategy();
+            strategy.check(id);
+            return new WindowChatMemory(options.withStore(store).memory(strategy, id), unit);
         }
 
         /**
@@ -517,15 +488,21 @@ public final class WindowChatMemory implements ChatMemory {
          * these settings and the same store (the default store is created once, here).
          *
          * @return the provider
-         * @throws IllegalStateException if not exactly one limit was set
+         * @throws IllegalStateException if not exactly one limit was set, or the store is set twice
          */
         public ChatMemoryProvider provider() {
-            checkOneLimit();
-            MemorySettings snapshot = settings.copy();
+            WindowStrategy strategy = strategy();
+            ChatMemoryProvider memories = options.withStore(store).provider(strategy);
             MemoryListener.Overflow.Unit providerUnit = unit;
-            Function<Object, Integer> providerLimit = limit;
-            double low = lowWatermark;
-            return memoryId -> new WindowChatMemory(snapshot.forId(memoryId), providerUnit, providerLimit, low);
+            return memoryId -> {
+                strategy.check(memoryId);
+                return new WindowChatMemory(memories.get(memoryId), providerUnit);
+            };
+        }
+
+        private WindowStrategy strategy() {
+            checkOneLimit();
+            return new WindowStrategy(unit, limit, lowWatermark);
         }
 
         private void checkOneLimit() {
@@ -535,17 +512,17 @@ public final class WindowChatMemory implements ChatMemory {
             }
         }
 
-        private static String name(MemoryListener.Overflow.Unit unit) {
-            return unit == MemoryListener.Overflow.Unit.MESSAGES ? "maxMessages" : unit == MemoryListener.Overflow.Unit.TURNS ? "maxTurns" : "maxTokens";
-        }
-
         private Builder fixed(MemoryListener.Overflow.Unit unit, int value) {
-            MemorySettings.atLeast(value, 1, name(unit));
+            if (value < 1) {
+                throw new IllegalArgumentException(WindowStrategy.name(unit) + " must be >= 1, was " + value);
+            }
             return dynamic(unit, id -> value);
         }
 
         private Builder dynamic(MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {
-            MemorySettings.notNull(limit, name(unit));
+            if (limit == null) {
+                throw new IllegalArgumentException(WindowStrategy.name(unit) + " must not be null");
+            }
             if (this.unit != unit) {
                 limitsSet++;
             }

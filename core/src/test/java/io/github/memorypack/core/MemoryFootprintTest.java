@@ -23,9 +23,12 @@ class MemoryFootprintTest {
 
     private final InMemorySessionStore store = InMemorySessionStore.create();
 
-    /** The engine's per-session part of a strategy (every strategy composes one, in its {@code engine} field). */
+    /** The engine's per-session part of a memory (every memory class wraps the engine in its {@code memory} field). */
     static SessionMemory sessionMemoryOf(ChatMemory memory) throws ReflectiveOperationException {
-        Field engine = memory.getClass().getDeclaredField("engine");
+        if (memory instanceof MemoryEngine engine) {
+            return engine.memory();
+        }
+        Field engine = memory.getClass().getDeclaredField("memory");
         engine.setAccessible(true);
         return ((MemoryEngine) engine.get(memory)).memory();
     }

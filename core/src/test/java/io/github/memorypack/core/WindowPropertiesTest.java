@@ -220,7 +220,7 @@ class WindowPropertiesTest {
                 ownTurn = newRequest ? null : Records.turn(entry); // the thread's newest turn is its own
             }
         }
-        Dialogue.Context context = new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
+        Dialogue.Context context = new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
                 ownTurn, true, newRequest, -1);
         return ViewRules.defaults().render(store.state("s"), log, true, limit, context).messages();
     }

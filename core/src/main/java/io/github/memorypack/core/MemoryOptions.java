@@ -211,33 +211,40 @@ public final class MemoryOptions {
     }
 
     /**
-     * These options with {@code store} (set with a builder's {@code chatMemoryStore}) as their store;
-     * these options themselves when {@code store} is null.
+     * These options with {@code store} as their store: what a memory builder's {@code chatMemoryStore}
+     * does with the options given to it. A {@link SessionStore} is used as it is, any other
+     * LangChain4j store runs through {@link SessionStore#of(ChatMemoryStore)}.
      *
-     * @throws IllegalStateException if these options have a different store already
+     * @param store the store
+     * @return options with that store (these options, when they have that store already)
+     * @throws IllegalArgumentException if {@code store} is null
+     * @throws IllegalStateException    if these options have a different store: set it in one place
      */
-    MemoryOptions withStore(ChatMemoryStore store) {
-        if (store == null) {
+    public MemoryOptions withChatMemoryStore(ChatMemoryStore store) {
+        Checks.notNull(store, "chatMemoryStore");
+        if (this.store == store) {
             return this;
         }
-        SessionStore resolved = SessionStore.of(store);
-        if (this.store != null && this.store != store && this.store != resolved) {
+        if (this.store != null) {
             throw new IllegalStateException("the store is set twice, with chatMemoryStore(" + store + ") and in options("
                     + this.store + "): set it in one place");
         }
-        return toBuilder().chatMemoryStore(resolved).build();
+        return toBuilder().chatMemoryStore(store).build();
     }
 
-    /** A builder's memory id, checked: any non-null object that maps to a session id. */
-    static Object checkedId(Object id) {
-        Checks.notNull(id, "id");
-        SessionIds.of(id); // any non-null id maps to a session id; checked here so build() cannot fail on it
-        return id;
-    }
-
-    /** A builder's store, checked. */
-    static ChatMemoryStore checkedStore(ChatMemoryStore store) {
-        return Checks.notNull(store, "chatMemoryStore");
+    /**
+     * The summary a view of {@code memory} shows now, if any: none before the first fold, and none
+     * once the conversation was cleared after it.
+     *
+     * @param memory a memory made by {@link #memory} or {@link #provider}
+     * @return the summary, if any
+     * @throws IllegalArgumentException if {@code memory} was not made by {@code MemoryOptions}
+     */
+    public static Optional<Summary> summaryOf(ChatMemory memory) {
+        if (!(memory instanceof MemoryEngine)) {
+            throw new IllegalArgumentException("not a memory made by MemoryOptions: " + memory);
+        }
+        return MemoryEngine.summaryOf(memory);
     }
 
     private static void checked(MemoryStrategy strategy) {

@@ -15,7 +15,7 @@ class SessionMemoryTest {
     private SessionMemory memory(Object id, Retention retention) {
         MemoryOptions options = MemoryOptions.builder().chatMemoryStore(store).retention(retention)
                 .listener(MemoryListener.NONE).viewCacheSize(10).build();
-        return options.engine(new BufferStrategy(null), id).memory();
+        return options.engine(TestStrategies.BUFFER, id).memory();
     }
 
     private static View tail(SessionMemory memory, ViewLimit limit, int firstRead) {
@@ -77,7 +77,7 @@ class SessionMemoryTest {
     void should_count_tokens_once_at_append_when_tokenizer_is_given() {
         // given
         MemoryOptions options = MemoryOptions.builder().chatMemoryStore(store).tokenizer(Tokenizers.o200k()).build();
-        SessionMemory counting = options.engine(new BufferStrategy(null), "c").memory();
+        SessionMemory counting = options.engine(TestStrategies.BUFFER, "c").memory();
 
         // when
         counting.add(one(UserMessage.from("hello there")));

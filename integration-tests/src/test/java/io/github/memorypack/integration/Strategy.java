@@ -1,14 +1,14 @@
 package io.github.memorypack.integration;
 
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.MemoryMdChatMemory;
+import io.github.memorypack.memorymd.MemoryMdChatMemory;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryChatMemory;
-import io.github.memorypack.core.SummaryBufferChatMemory;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.summary.SummaryChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 
 /**
  * The memories under test, each configured as a user would for a small conversation: limits small

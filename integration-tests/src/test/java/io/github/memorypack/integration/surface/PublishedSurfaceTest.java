@@ -29,9 +29,6 @@ class PublishedSurfaceTest {
 
     static {
         add("core", "io.github.memorypack.core.SessionStore",
-                // the strategies
-                "core.BufferChatMemory", "core.WindowChatMemory", "core.SummaryChatMemory",
-                "core.SummaryBufferChatMemory", "core.MemoryMdChatMemory",
                 // the store SPI, its values and its helpers for implementers
                 "core.SessionStore", "core.Entry", "core.NewEntry", "core.SessionState", "core.Summary",
                 "core.SessionIds", "core.EntryCodec",
@@ -48,8 +45,14 @@ class PublishedSurfaceTest {
                 "core.Experimental",
                 // the strategy SPI: what a strategy decides, and the shared options that make it a memory
                 "core.MemoryStrategy", "core.MemoryOptions");
+        // the strategies, a module each (their policies are package-private)
+        add("buffer", "io.github.memorypack.buffer.BufferChatMemory", "buffer.BufferChatMemory");
+        add("window", "io.github.memorypack.window.WindowChatMemory", "window.WindowChatMemory");
+        add("summary", "io.github.memorypack.summary.SummaryChatMemory", "summary.SummaryChatMemory");
+        add("summary-buffer", "io.github.memorypack.summarybuffer.SummaryBufferChatMemory",
+                "summarybuffer.SummaryBufferChatMemory");
         add("memory-md", "io.github.memorypack.memorymd.MemoryMdSessionStore",
-                "memorymd.MemoryMdSessionStore");
+                "memorymd.MemoryMdChatMemory", "memorymd.MemoryMdSessionStore");
         add("redis", "io.github.memorypack.redis.RedisSessionStore",
                 "redis.RedisSessionStore", "redis.RedisUnavailableException");
         add("jdbc", "io.github.memorypack.jdbc.JdbcSessionStore",

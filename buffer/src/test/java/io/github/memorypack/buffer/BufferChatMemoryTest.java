@@ -15,7 +15,6 @@ import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.RequestScope;
-import io.github.memorypack.core.TestClock;
 import io.github.memorypack.core.Tokenizers;
 import java.util.ArrayList;
 import java.util.List;

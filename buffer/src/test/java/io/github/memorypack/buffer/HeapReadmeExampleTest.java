@@ -9,7 +9,6 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.memory.ChatMemoryAccess;
-import io.github.memorypack.core.ScriptedModel;
 import io.github.memorypack.core.file.FileSessionStore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

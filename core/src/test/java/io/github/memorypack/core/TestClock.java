@@ -6,21 +6,21 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock the test moves by hand (shared with the strategy modules' tests through core's test jar). */
-public final class TestClock extends Clock {
+/** A clock the test moves by hand. */
+final class TestClock extends Clock {
 
     private volatile Instant now;
 
-    public TestClock(Instant start) {
+    TestClock(Instant start) {
         this.now = start;
     }
 
     /** Starts now, as the stores' own clocks do, so entry timestamps and this clock agree. */
-    public TestClock() {
+    TestClock() {
         this(Instant.now());
     }
 
-    public void advance(Duration duration) {
+    void advance(Duration duration) {
         now = now.plus(duration);
     }
 

@@ -9,7 +9,6 @@ import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
-import io.github.memorypack.core.RecordingSummarizer;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Summary;

@@ -9,7 +9,6 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.RequestScope;
-import io.github.memorypack.core.ScriptedModel;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import org.junit.jupiter.api.Test;

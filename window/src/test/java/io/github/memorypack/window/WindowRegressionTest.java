@@ -10,7 +10,6 @@ import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.TestClock;
 import io.github.memorypack.core.Tokenizers;
 import java.util.ArrayList;
 import java.util.List;

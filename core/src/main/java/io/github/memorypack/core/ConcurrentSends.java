@@ -82,7 +82,7 @@ public final class ConcurrentSends {
      * @throws IllegalArgumentException if {@code maxWait} is null, zero or negative
      */
     public static ConcurrentSends queue(Duration maxWait) {
-        return new ConcurrentSends(Mode.QUEUE, MemorySettings.positive(maxWait, "maxWait"));
+        return new ConcurrentSends(Mode.QUEUE, Checks.positive(maxWait, "maxWait"));
     }
 
     /**

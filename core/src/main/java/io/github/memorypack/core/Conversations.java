@@ -306,6 +306,24 @@ public final class Conversations {
     }
 
     /**
+     * One entry as {@code [timestamp] Role: content} on exactly one line (the form of
+     * {@link #historyAsText}): in the content a backslash is written {@code \\}, a line feed
+     * {@code \n}, a carriage return {@code \r}, and the other line breaks as a backslash, {@code u}
+     * and four hex digits, so no message text can start a line of its own (a user message cannot forge
+     * a {@code [timestamp] System:} line).
+     *
+     * @param entry the entry
+     * @return the line, without a line break at the end
+     * @throws IllegalArgumentException if {@code entry} is null
+     */
+    public static String line(Entry entry) {
+        if (entry == null) {
+            throw new IllegalArgumentException("entry must not be null");
+        }
+        return ConversationText.line(entry);
+    }
+
+    /**
      * The full retained log as {@code [timestamp] Role: content} lines, without the memories'
      * bookkeeping records (they are no messages).
      *

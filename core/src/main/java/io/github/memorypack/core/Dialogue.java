@@ -437,6 +437,13 @@ final class Dialogue {
         return false;
     }
 
+    /** Where the part of the log the summary does not cover starts: after it and after the latest clear. */
+    static long unsummarizedStart(SessionState state) {
+        long cleared = Records.longAttribute(state, Records.CLEARED_AT, -1);
+        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
+        return Math.max(covered, cleared + 1);
+    }
+
     static String key(String id, String toolName) {
         return id != null ? "id:" + id : "name:" + toolName;
     }

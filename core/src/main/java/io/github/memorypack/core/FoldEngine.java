@@ -8,7 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -17,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Folding, shared by the summarizing memories: reads the unsummarized part of the log, asks a
- * {@link Policy} how many of its oldest turns to fold, summarizes them into the running summary and
+ * Folding, for every strategy whose options have a summarizer: reads the unsummarized part of the
+ * log, asks the {@link MemoryStrategy#turnsToFold strategy} how many of its oldest turns to fold, summarizes them into the running summary and
  * stores it with compare-and-set. The summary lives only in the session state, so a new engine on
  * the same store continues from it.
  *
@@ -33,27 +35,6 @@ import java.util.concurrent.TimeoutException;
  */
 final class FoldEngine {
 
-    /** Chooses how many of the oldest unsummarized turns a fold takes. */
-    @FunctionalInterface
-    interface Policy {
-        /**
-         * @param spans the unsummarized turns, oldest first
-         * @return how many of the first spans to fold (each of them {@link Span#foldable}); 0 for none
-         */
-        int turnsToFold(List<Span> spans);
-    }
-
-    /** One unsummarized turn: its stored tokens, and whether a fold may end right after it. */
-    static final class Span {
-        final long tokens;
-        final boolean foldable;
-
-        Span(long tokens, boolean foldable) {
-            this.tokens = tokens;
-            this.foldable = foldable;
-        }
-    }
-
     /** Most triggers skipped after repeated failures before the next attempt. */
     static final int MAX_SKIPPED_TRIGGERS = 31;
 
@@ -66,42 +47,27 @@ final class FoldEngine {
     });
 
     private final SessionMemory memory;
-    private final SummarySettings settings;
+    private final Summarizer summarizer;
+    private final Duration timeout;
+    private final Executor executor;
+    private final java.time.Clock clock;
     private final int maxSummaryTokens;
-    private final Policy policy;
+    private final MemoryStrategy strategy;
     private int consecutiveFailures;
     private int triggersToSkip;
 
-    FoldEngine(SessionMemory memory, SummarySettings settings, Policy policy) {
+    FoldEngine(SessionMemory memory, MemoryOptions options, MemoryStrategy strategy) {
         this.memory = Objects.requireNonNull(memory, "memory");
-        this.settings = settings.copy();
-        this.maxSummaryTokens = settings.maxSummaryTokens();
-        this.policy = Objects.requireNonNull(policy, "policy");
+        this.summarizer = Objects.requireNonNull(options.summarizerOrNull(), "summarizer");
+        this.timeout = options.summarizerTimeout();
+        this.executor = options.foldExecutor();
+        this.clock = options.clock();
+        this.maxSummaryTokens = options.maxSummaryTokens();
+        this.strategy = Objects.requireNonNull(strategy, "strategy");
     }
 
-    /** The summary views show, if the session has one. */
-    Optional<Summary> summary() {
-        SessionState state = memory.state();
-        return Optional.ofNullable(Dialogue.of(state, List.of(), false, memory.context(null)).summary);
-    }
-
-    /** Where the unsummarized part of the log starts. */
     private static long start(SessionState state) {
-        long cleared = Records.longAttribute(state, Records.CLEARED_AT, -1);
-        long covered = state.summary().map(Summary::coveredUntil).orElse(0L);
-        return Math.max(covered, cleared + 1);
-    }
-
-    /**
-     * The view: pinned system message, the summary, then every unsummarized turn — cut to
-     * {@code ceiling} (oldest closed turns first) when it is a cutting limit, leaving room for the
-     * question a new request adds ({@link QuestionRoom}).
-     */
-    View view(ViewLimit ceiling) {
-        SessionState state = memory.state();
-        long from = start(state);
-        Dialogue dialogue = memory.dialogueFrom(state, from);
-        return memory.rules().select(dialogue, state.version(), ceiling);
+        return Dialogue.unsummarizedStart(state);
     }
 
     /**
@@ -128,12 +94,12 @@ final class FoldEngine {
             }
             // that fold was finishing and has left the map: try to take the session again
         }
-        if (settings.executor() == null) {
+        if (executor == null) {
             foldWhileAsked(mine);
             return;
         }
         try {
-            settings.executor().execute(() -> foldWhileAsked(mine));
+            executor.execute(() -> foldWhileAsked(mine));
         } catch (RejectedExecutionException e) {
             release(mine);
             failed(Reason.FAILED, -1, -1, e);
@@ -174,15 +140,7 @@ final class FoldEngine {
         List<Entry> entries = memory.store().read(memory.sessionId(), from, Integer.MAX_VALUE);
         Dialogue dialogue = Dialogue.of(state, entries, true, memory.context(null));
         Summary previous = dialogue.summary; // none when the state's summary predates a clear
-        List<Span> spans = new ArrayList<>(dialogue.turns.size());
-        boolean blocked = false;
-        for (int t = 0; t < dialogue.turns.size(); t++) {
-            Dialogue.Turn turn = dialogue.turns.get(t);
-            blocked = blocked || !turn.done();
-            boolean foldable = !blocked && dialogue.cutAfter(t + 1) >= 0;
-            spans.add(new Span(turn.storedTokens(memory.rules()::storedTokens), foldable));
-        }
-        int k = policy.turnsToFold(spans);
+        int k = turnsToFold(StrategySession.forFold(memory, state, dialogue), dialogue);
         if (k <= 0) {
             return true;
         }
@@ -235,7 +193,7 @@ final class FoldEngine {
             failed(Reason.TOO_LONG, foldFrom, end, null);
             return false;
         }
-        Summary next = new Summary(text, end, outputTokens, settings.clock().instant());
+        Summary next = new Summary(text, end, outputTokens, clock.instant());
         long readUpTo = entries.get(entries.size() - 1).index();
         while (true) {
             SessionState now = memory.state();
@@ -251,7 +209,7 @@ final class FoldEngine {
         }
         succeeded();
         memory.listener().onFold(new MemoryListener.Fold(memory.sessionId(), memory.strategy(), messages.size(),
-                inputTokens, outputTokens, java.time.Duration.ofNanos(System.nanoTime() - started)));
+                inputTokens, outputTokens, Duration.ofNanos(System.nanoTime() - started)));
         if (memory.accounting() != null) {
             memory.accounting().summarized(memory.sessionId(), inputTokens, outputTokens);
         }
@@ -260,16 +218,16 @@ final class FoldEngine {
 
     /** One summarizer call, bounded by the timeout: a hung model fails the fold, never the turn. */
     private String summarize(String previous, List<ChatMessage> messages) {
-        if (settings.summarizer() instanceof ExtractiveSummarizer) {
-            return settings.summarizer().summarize(previous, messages); // pure CPU, bounded by its input: no thread hop
+        if (summarizer instanceof ExtractiveSummarizer) {
+            return summarizer.summarize(previous, messages); // pure CPU, bounded by its input: no thread hop
         }
-        Future<String> call = CALLS.submit(() -> settings.summarizer().summarize(previous, messages));
+        Future<String> call = CALLS.submit(() -> summarizer.summarize(previous, messages));
         try {
-            return call.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            return call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             call.cancel(true);
             throw new SummarizationException(Reason.TIMED_OUT, 1,
-                    "the summarizer did not answer within " + settings.timeout(), e);
+                    "the summarizer did not answer within " + timeout, e);
         } catch (InterruptedException e) {
             call.cancel(true);
             Thread.currentThread().interrupt();
@@ -281,6 +239,28 @@ final class FoldEngine {
             }
             throw new SummarizationException(Reason.FAILED, 1, "the summarizer failed: " + cause, cause);
         }
+    }
+
+    /**
+     * How many of {@code dialogue}'s turns (the opening aside) to fold: what the strategy asks for,
+     * counting the opening as its first turn, cut back to the longest prefix that is closed and ends
+     * cleanly in the log.
+     */
+    private int turnsToFold(StrategySession session, Dialogue dialogue) {
+        int asked = strategy.turnsToFold(session);
+        if (dialogue.prelude != null) {
+            asked--; // the opening folds only with the turn after it
+        }
+        int k = 0;
+        for (int t = 0; t < Math.min(asked, dialogue.turns.size()); t++) {
+            if (!dialogue.turns.get(t).done()) {
+                break;
+            }
+            if (dialogue.cutAfter(t + 1) >= 0) {
+                k = t + 1;
+            }
+        }
+        return k;
     }
 
     /** True if a set or clear record was appended after {@code index}. */

@@ -5,29 +5,41 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.memory.ChatMemory;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.Optional;
 
 /**
- * The {@link ChatMemory} behaviour every strategy shares, composed by each public strategy class:
- * {@code add} is one atomic append per call, {@code set} and {@code clear} are LangChain4j's round
- * trips applied without loss ({@link SessionMemory#set}, {@link SessionMemory#clear}), and
- * {@code messages()} is the strategy's view. A strategy supplies its view and, optionally, what to
- * do when a turn ends (a summarizing memory folds).
+ * The {@link ChatMemory} a {@link MemoryStrategy} becomes ({@link MemoryOptions#memory}): {@code add}
+ * is one atomic append per call, {@code set} and {@code clear} are LangChain4j's round trips applied
+ * without loss ({@link SessionMemory#set}, {@link SessionMemory#clear}), {@code messages()} is the
+ * view the strategy's plan bounds, and a closed turn starts a fold when the options have a
+ * summarizer.
  */
 final class MemoryEngine implements ChatMemory {
 
-    private final SessionMemory memory;
-    private final Supplier<View> view;
-    private final Runnable turnEnded;
+    /** How many entries the first read of an unbounded view takes; it doubles until the whole view is read. */
+    static final int FIRST_READ = 256;
+    /** How many entries a token window reads first; later reads start from what the last one needed. */
+    static final int FIRST_TOKEN_READ = 64;
 
-    MemoryEngine(SessionMemory memory, Supplier<View> view, Runnable turnEnded) {
+    private final SessionMemory memory;
+    private final MemoryStrategy strategy;
+    private final FoldEngine folds;
+
+    MemoryEngine(SessionMemory memory, MemoryStrategy strategy, FoldEngine folds) {
         this.memory = memory;
-        this.view = view;
-        this.turnEnded = turnEnded;
+        this.strategy = strategy;
+        this.folds = folds;
     }
 
     SessionMemory memory() {
         return memory;
+    }
+
+    /** The summary a view of {@code memory} (made by {@link MemoryOptions#memory}) shows, if any. */
+    static Optional<Summary> summaryOf(ChatMemory memory) {
+        SessionMemory session = ((MemoryEngine) memory).memory;
+        SessionState state = session.state();
+        return Optional.ofNullable(Dialogue.of(state, List.of(), false, session.context(null)).summary);
     }
 
     @Override
@@ -61,12 +73,12 @@ final class MemoryEngine implements ChatMemory {
     }
 
     private void added(List<ChatMessage> conversation) {
-        if (turnEnded == null) {
+        if (folds == null) {
             return;
         }
         for (ChatMessage message : conversation) {
             if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
-                turnEnded.run();
+                folds.turnFinished();
                 return;
             }
         }
@@ -77,7 +89,41 @@ final class MemoryEngine implements ChatMemory {
      * request waits here for another request's running turn to close ({@link SessionMemory#awaitOtherRequests}).
      */
     View view() {
-        return memory.awaitOtherRequests(view.get(), view);
+        return memory.awaitOtherRequests(compute(), this::compute);
+    }
+
+    /**
+     * One view: the strategy plans over the session; a plan that needs every turn (or whose strategy
+     * read them) is applied to every turn after the summary, any other to the tail of the log.
+     */
+    private View compute() {
+        SessionState state = memory.state();
+        StrategySession session = StrategySession.forView(memory, state);
+        MemoryStrategy.Plan plan = strategy.plan(session);
+        if (plan == null) {
+            throw new IllegalStateException("strategy " + strategy.name() + " planned null for chat memory "
+                    + memory.sessionId());
+        }
+        ViewLimit limit = memory.limitOf(plan);
+        if (plan.readsEveryTurn() || session.dialogueIfRead() != null) {
+            return memory.rules().select(session.dialogue(), state, limit, plan, strategy);
+        }
+        return memory.tail(state, limit, firstRead(limit), strategy);
+    }
+
+    /** How many of the newest entries a view with {@code limit} reads first. */
+    private static int firstRead(ViewLimit limit) {
+        if (!limit.cuts() || limit.unit() == null) {
+            return FIRST_READ;
+        }
+        switch (limit.unit()) {
+            case MESSAGES:
+                return limit.value() + limit.value() / 2 + 4;
+            case TURNS:
+                return limit.value() * 4 + 4;
+            default:
+                return FIRST_TOKEN_READ;
+        }
     }
 
     @Override
@@ -99,6 +145,6 @@ final class MemoryEngine implements ChatMemory {
 
     @Override
     public String toString() {
-        return memory.toString();
+        return strategy.name() + "{id=" + memory.sessionId() + '}';
     }
 }

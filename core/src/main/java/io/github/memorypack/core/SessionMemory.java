@@ -55,7 +55,7 @@ final class SessionMemory {
 
     /**
      * What every memory of one builder or provider shares (store, rules, listener, cache, ...): made
-     * once by {@link MemorySettings#sessionMemory}, not once per memory.
+     * once by {@link MemoryOptions#engine}, not once per memory.
      */
     static final class Shared {
         final SessionStore store;
@@ -73,8 +73,8 @@ final class SessionMemory {
         final SendGates gates;
         final long openTurnTimeoutMillis;
 
-        Shared(MemorySettings settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
-            this.store = settings.store();
+        Shared(MemoryOptions settings, ViewRules rules, TokenCountEstimator tokenizer, String strategy) {
+            this.store = settings.sessionStore();
             this.tokenizer = tokenizer;
             this.rules = rules;
             this.retention = settings.retention();
@@ -352,8 +352,7 @@ final class SessionMemory {
      * the view could still take older turns (or the caller's own turn starts before them). A view
      * that depends on who asks (it hid a turn) is not kept for the next read.
      */
-    View tail(ViewLimit limit, int firstRead) {
-        SessionState state = shared.store.state(sessionId);
+    View tail(SessionState state, ViewLimit limit, int firstRead, MemoryStrategy strategy) {
         RequestTurns turns = RequestTurns.of(this);
         SendGate.RunningTurn own = turns.own();
         boolean cacheable = turns.requestId() == null;
@@ -365,7 +364,7 @@ final class SessionMemory {
                 List<Entry> fresh = shared.store.read(sessionId, previous.lastIndex(), Integer.MAX_VALUE);
                 if (!fresh.isEmpty() && previous.computedThrough(fresh.get(0))) {
                     Optional<View> extended =
-                            shared.rules.extend(previous, state, fresh.subList(1, fresh.size()), limit);
+                            shared.rules.extend(previous, state, fresh.subList(1, fresh.size()), limit, strategy);
                     if (extended.isPresent() && extended.get().fitsCaller(own == null ? null : own.turn)) {
                         shared.cache.put(this, extended.get());
                         return extended.get();
@@ -373,7 +372,7 @@ final class SessionMemory {
                 }
             }
         }
-        View view = readTail(state, limit, Math.max(firstRead, shared.cache.readHint(this)), turns.context());
+        View view = readTail(state, limit, Math.max(firstRead, shared.cache.readHint(this)), turns.context(), strategy);
         // a view cut with room for a question would extend wrongly once the question is in: not kept either
         if (extensible && !view.hiddenAny()) {
             shared.cache.put(this, view);
@@ -383,12 +382,13 @@ final class SessionMemory {
         return view;
     }
 
-    private View readTail(SessionState state, ViewLimit limit, int firstRead, Dialogue.Context context) {
+    private View readTail(SessionState state, ViewLimit limit, int firstRead, Dialogue.Context context,
+                          MemoryStrategy strategy) {
         int count = Math.max(1, firstRead);
         while (true) {
             List<Entry> entries = shared.store.readLast(sessionId, count);
             boolean fromStart = entries.size() < count;
-            View view = shared.rules.render(state, entries, fromStart, limit, context);
+            View view = shared.rules.render(state, entries, fromStart, limit, context, strategy);
             if (!view.needsOlderEntries() || fromStart || count == Integer.MAX_VALUE) {
                 shared.cache.hint(this, count);
                 return view;
@@ -468,6 +468,12 @@ final class SessionMemory {
         }
         double factor = Math.round(shared.accounting.factor(sessionId) * 100) / 100.0;
         return Math.max(1, (int) Math.floor(tokens / factor));
+    }
+
+    /** The limit a view applies for {@code plan}: its token ceiling calibrated when calibration is on. */
+    ViewLimit limitOf(MemoryStrategy.Plan plan) {
+        ViewLimit limit = plan.limit;
+        return shared.calibrate && limit.countsTokens() ? plan.limitOf(calibrated(limit.value())) : limit;
     }
 
     /** The factor token counts are multiplied by for budget decisions: the session's when calibrating, else 1. */
@@ -577,6 +583,10 @@ final class SessionMemory {
                 && (shown.get(pinned) instanceof SystemMessage || shown.get(pinned) instanceof SummaryBlock)) {
             pinned++;
         }
+        ChatMessage preface = current.preface(); // the strategy's: never stored, so never compared
+        if (preface != null && pinned < shown.size() && shown.get(pinned) == preface) {
+            pinned++;
+        }
         // the pinned part of the list: system message and summary
         SystemMessage system = null;
         String summaryText = null;
@@ -589,7 +599,7 @@ final class SessionMemory {
                 summaryText = ((SummaryBlock) message).summaryText();
             } else if (message instanceof SystemMessage) {
                 system = (SystemMessage) message;
-            } else {
+            } else if (preface == null || !message.equals(preface)) {
                 rest.add(message);
             }
         }

@@ -167,7 +167,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code chatModel} is null
          */
         public LlmBuilder chatModel(ChatModel chatModel) {
-            this.chatModel = MemorySettings.notNull(chatModel, "chatModel");
+            this.chatModel = Checks.notNull(chatModel, "chatModel");
             return this;
         }
 
@@ -213,7 +213,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public LlmBuilder maxSummaryTokens(int maxSummaryTokens) {
-            this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
+            this.maxSummaryTokens = Checks.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
             return this;
         }
 
@@ -225,7 +225,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxAttempts < 1}
          */
         public LlmBuilder maxAttempts(int maxAttempts) {
-            this.maxAttempts = MemorySettings.atLeast(maxAttempts, 1, "maxAttempts");
+            this.maxAttempts = Checks.atLeast(maxAttempts, 1, "maxAttempts");
             return this;
         }
 
@@ -237,7 +237,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code tokenizer} is null
          */
         public LlmBuilder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = MemorySettings.notNull(tokenizer, "tokenizer");
+            this.tokenizer = Checks.notNull(tokenizer, "tokenizer");
             return this;
         }
 
@@ -311,7 +311,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
          */
         public ExtractiveBuilder maxSummaryTokens(int maxSummaryTokens) {
-            this.maxSummaryTokens = MemorySettings.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
+            this.maxSummaryTokens = Checks.atLeast(maxSummaryTokens, 1, "maxSummaryTokens");
             return this;
         }
 
@@ -323,7 +323,7 @@ public interface Summarizer {
          * @throws IllegalArgumentException if {@code tokenizer} is null
          */
         public ExtractiveBuilder tokenizer(TokenCountEstimator tokenizer) {
-            this.tokenizer = MemorySettings.notNull(tokenizer, "tokenizer");
+            this.tokenizer = Checks.notNull(tokenizer, "tokenizer");
             return this;
         }
 

@@ -45,9 +45,19 @@ public final class SummaryMessage extends SystemMessage {
         this.applicationMessage = applicationMessage;
     }
 
-    /** The summary as its own system message. */
-    static SummaryMessage of(String summaryText) {
-        Objects.requireNonNull(summaryText, "summaryText");
+    /**
+     * The summary as its own system message, as a view shows it with {@link Placement#SYSTEM_MESSAGE}:
+     * {@link #HEADER}, a blank line, then the text. Given back to a memory's {@code set}, it goes back
+     * to the session state as the summary.
+     *
+     * @param summaryText the summary text
+     * @return the message
+     * @throws IllegalArgumentException if {@code summaryText} is null
+     */
+    public static SummaryMessage of(String summaryText) {
+        if (summaryText == null) {
+            throw new IllegalArgumentException("summaryText must not be null");
+        }
         return new SummaryMessage(HEADER + "\n\n" + summaryText, summaryText, null);
     }
 

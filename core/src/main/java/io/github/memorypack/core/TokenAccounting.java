@@ -345,7 +345,7 @@ public final class TokenAccounting {
          * @throws IllegalArgumentException if {@code requests < 1}
          */
         public Builder calibrationHalfLife(int requests) {
-            this.halfLife = MemorySettings.atLeast(requests, 1, "calibrationHalfLife");
+            this.halfLife = Checks.atLeast(requests, 1, "calibrationHalfLife");
             return this;
         }
 

@@ -24,6 +24,7 @@ final class View {
     private final long cutIndex;
     private final int hiddenRunning;
     private final boolean hiddenAny;
+    private final ChatMessage preface;
 
     View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail) {
@@ -38,6 +39,14 @@ final class View {
     View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
          boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail, long cutIndex, int hiddenRunning,
          boolean hiddenAny) {
+        this(messages, sources, limit, size, turns, firstIndex, needsOlderEntries, summaryMessage, tail, cutIndex,
+                hiddenRunning, hiddenAny, null);
+    }
+
+    View(List<ChatMessage> messages, List<Entry> sources, ViewLimit limit, int size, int turns, long firstIndex,
+         boolean needsOlderEntries, ChatMessage summaryMessage, Tail tail, long cutIndex, int hiddenRunning,
+         boolean hiddenAny, ChatMessage preface) {
+        this.preface = preface;
         this.hiddenRunning = hiddenRunning;
         this.hiddenAny = hiddenAny;
         this.messages = messages;
@@ -115,6 +124,11 @@ final class View {
      */
     List<Entry> sources() {
         return sources;
+    }
+
+    /** The strategy's preface (right after the pinned messages, never stored), or null. */
+    ChatMessage preface() {
+        return preface;
     }
 
     /** The rendered summary, or null. */

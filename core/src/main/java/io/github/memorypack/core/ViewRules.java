@@ -152,8 +152,22 @@ final class ViewRules {
 
     /** Computes a view of a run of the log (see {@link Dialogue#of}). */
     View render(SessionState state, List<Entry> entries, boolean fromStart, ViewLimit limit, Dialogue.Context context) {
+        return render(state, entries, fromStart, limit, context, null);
+    }
+
+    /** {@link #render} showing each entry as {@code strategy} presents it (as it is when null). */
+    View render(SessionState state, List<Entry> entries, boolean fromStart, ViewLimit limit, Dialogue.Context context,
+                MemoryStrategy strategy) {
+        return select(Dialogue.of(state, entries, fromStart, context), state, limit, null, strategy);
+    }
+
+    /**
+     * The view of {@code dialogue} (read with {@code state}) under {@code plan} (null: the limit
+     * alone), each entry shown as {@code strategy} presents it (as it is when null).
+     */
+    View select(Dialogue dialogue, SessionState state, ViewLimit limit, MemoryStrategy.Plan plan, MemoryStrategy strategy) {
         long anchor = limit.isChunked() ? Records.longAttribute(state, limit.anchorKey(), -1) : -1;
-        return select(Dialogue.of(state, entries, fromStart, context), state.version(), limit, anchor);
+        return select(dialogue, state.version(), limit, anchor, plan, strategy);
     }
 
     /**
@@ -164,12 +178,12 @@ final class ViewRules {
         boolean fromStart = entries.isEmpty() || entries.get(0).index() == 0;
         java.time.Instant now = entries.isEmpty() ? java.time.Instant.EPOCH : entries.get(entries.size() - 1).timestamp();
         return render(state, entries, fromStart, limit,
-                new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
     }
 
     /** Chooses the newest turns within the limit, every open turn, and the prelude when everything fits. */
     View select(Dialogue dialogue, long stateVersion, ViewLimit limit) {
-        return select(dialogue, stateVersion, limit, -1);
+        return select(dialogue, stateVersion, limit, -1, null, null);
     }
 
     /**
@@ -177,34 +191,51 @@ final class ViewRules {
      * yet): every closed turn from the anchor on is kept while everything fits in the limit; when it
      * would not, the view drops to the newest turns within the limit's low mark, and its
      * {@link View#cutIndex()} becomes the next anchor.
+     *
+     * <p>With a {@code plan}: its oldest hidden turns are left out (never an open one, nor the newest),
+     * its kept turns are shown whatever the limit, and its preface follows the pinned messages.
      */
-    View select(Dialogue dialogue, long stateVersion, ViewLimit limit, long anchor) {
+    View select(Dialogue dialogue, long stateVersion, ViewLimit limit, long anchor, MemoryStrategy.Plan plan,
+                MemoryStrategy strategy) {
         Objects.requireNonNull(limit, "limit");
         List<ChatMessage> pinned = pinned(dialogue.system, dialogue.summary);
         ChatMessage summaryMessage = dialogue.summary == null ? null : pinned.get(pinned.size() - 1);
         boolean tokens = limit.countsTokens();
         boolean countTurns = limit.unit() == MemoryListener.Overflow.Unit.TURNS;
         long pinnedSize = tokens ? pinnedTokens(pinned) : countTurns ? 0 : pinned.size();
-        long size = pinnedSize;
+        UserMessage preface = plan == null ? null : plan.preface;
+        long size = pinnedSize + (preface == null ? 0 : tokens ? countCached(preface) : countTurns ? 0 : 1);
 
         List<Dialogue.Turn> turns = dialogue.turns;
         int n = turns.size();
+        // the plan's hidden and kept turns; the opening (the prelude) is the oldest of them
+        int hide = plan == null ? 0 : plan.hide;
+        int keep = plan == null ? 0 : plan.keep;
+        boolean hidePrelude = dialogue.prelude != null && hide > 0;
+        boolean keepPrelude = dialogue.prelude != null && !hidePrelude && keep > 0;
+        int hideTurns = hidePrelude ? hide - 1 : hide;
+        int keepTurns = keepPrelude ? keep - 1 : keep;
         Shown[] shown = new Shown[n];
         boolean[] selected = new boolean[n];
+        boolean[] hidden = hide > 0 ? new boolean[n] : null;
         boolean stopped = false;
         int selectedCount = 0;
         boolean olderOpen = false;
         // AiServices adds the new question after it reads the view: a token limit leaves room for it
         boolean roomed = limit.countsTokens() && limit.cuts() && dialogue.questionPending;
-        // what can never be cut first (the newest turn, open turns), then closed turns from the newest back
+        // what can never be cut first (the newest turn, open turns, kept turns), then closed turns from the newest back
         for (int t = n - 1; t >= 0; t--) {
             Dialogue.Turn turn = turns.get(t);
-            shown[t] = shown(turn, limit);
-            if (t == n - 1 || !turn.done()) {
+            shown[t] = shown(turn, limit, strategy);
+            if (hidden != null && t < hideTurns && t < n - 1 && turn.done()) {
+                hidden[t] = true;
+                continue;
+            }
+            if (t == n - 1 || !turn.done() || (t >= hideTurns && t < hideTurns + keepTurns)) {
                 selected[t] = true;
                 selectedCount++;
                 size += shown[t].size;
-                if (t != n - 1) {
+                if (t != n - 1 && !turn.done()) {
                     olderOpen = true;
                 }
             }
@@ -216,14 +247,14 @@ final class ViewRules {
         if (limit.isChunked() && limit.cuts() && anchor >= 0) {
             long withAnchor = size;
             for (int t = n - 1; t >= 0; t--) {
-                if (!selected[t] && turns.get(t).firstIndex >= anchor) {
+                if (!selected[t] && !isHidden(hidden, t) && turns.get(t).firstIndex >= anchor) {
                     withAnchor += shown[t].size;
                 }
             }
             if (withAnchor <= budget) {
                 anchored = true; // the window keeps its start: consecutive requests share their prefix
                 for (int t = n - 1; t >= 0; t--) {
-                    if (!selected[t] && turns.get(t).firstIndex >= anchor) {
+                    if (!selected[t] && !isHidden(hidden, t) && turns.get(t).firstIndex >= anchor) {
                         selected[t] = true;
                         selectedCount++;
                         size += shown[t].size;
@@ -239,6 +270,10 @@ final class ViewRules {
             if (selected[t]) {
                 continue;
             }
+            if (isHidden(hidden, t)) {
+                stopped = true; // hidden turns are the oldest: nothing older is shown
+                break;
+            }
             if (!limit.cuts() || size + shown[t].size <= budget) {
                 selected[t] = true;
                 selectedCount++;
@@ -248,9 +283,9 @@ final class ViewRules {
             }
         }
         Shown prelude = null;
-        if (dialogue.prelude != null && dialogue.reachesStart && !stopped) {
-            Shown p = shown(dialogue.prelude, limit);
-            if (!limit.cuts() || size + p.size <= budget) {
+        if (dialogue.prelude != null && dialogue.reachesStart && !hidePrelude && (!stopped || keepPrelude)) {
+            Shown p = shown(dialogue.prelude, limit, strategy);
+            if (!limit.cuts() || keepPrelude || size + p.size <= budget) {
                 prelude = p;
                 size += countTurns ? 0 : p.size;
             }
@@ -260,6 +295,10 @@ final class ViewRules {
         List<Entry> sources = new ArrayList<>(pinned.size() + 16);
         messages.addAll(pinned);
         for (int i = 0; i < pinned.size(); i++) {
+            sources.add(null);
+        }
+        if (preface != null) {
+            messages.add(preface);
             sources.add(null);
         }
         long firstIndex = -1;
@@ -311,7 +350,7 @@ final class ViewRules {
         Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
         boolean extendable = selectedCount > 0 && selected[n - 1] && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
                 && toolResultPreviewTokens <= 0 && keepImagesInNewest < 0 && newestTurn.inFlight() == null
-                && plain(turns, selected);
+                && (plan == null || !plan.readsEveryTurn()) && plain(turns, selected);
         if (extendable) {
             TurnTrack track = TurnTrack.of(messages, sources, pinned.size(), offsets, firstIndices, sizes);
             long total = 0;
@@ -323,7 +362,11 @@ final class ViewRules {
         }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
                 selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex, dialogue.hiddenRunning,
-                dialogue.hiddenAny);
+                dialogue.hiddenAny, preface);
+    }
+
+    private static boolean isHidden(boolean[] hidden, int t) {
+        return hidden != null && hidden[t];
     }
 
     /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */
@@ -348,29 +391,31 @@ final class ViewRules {
         long size;
     }
 
-    private Shown shown(Dialogue.Turn turn, ViewLimit limit) {
+    private Shown shown(Dialogue.Turn turn, ViewLimit limit, MemoryStrategy strategy) {
         Shown s = new Shown();
         boolean done = turn.done();
         Dialogue.Unit inFlight = turn.inFlight();
         boolean tokens = limit.countsTokens();
         if (turn.user != null) {
-            add(s, turn.user.message(), turn.user, tokens);
+            add(s, shown(turn.user, strategy), turn.user, tokens);
         }
         for (Object slot : turn.slots) {
             if (slot instanceof Entry) {
                 Entry entry = (Entry) slot;
-                add(s, entry.message(), entry, tokens);
+                add(s, shown(entry, strategy), entry, tokens);
                 continue;
             }
             Dialogue.Unit unit = (Dialogue.Unit) slot;
             if (unit == inFlight) {
                 continue; // the tool may still be running: shown once its results are in
             }
-            add(s, unit.head.message(), unit.head, tokens);
+            add(s, shown(unit.head, strategy), unit.head, tokens);
             for (Entry result : unit.results) {
-                ChatMessage message = result.message();
+                ChatMessage message;
                 if (done && toolResultPreviewTokens > 0 && storedTokens(result) > toolResultPreviewTokens) {
-                    message = preview((ToolExecutionResultMessage) message, storedTokens(result));
+                    message = preview((ToolExecutionResultMessage) result.message(), storedTokens(result));
+                } else {
+                    message = shown(result, strategy);
                 }
                 add(s, message, result, tokens);
             }
@@ -384,6 +429,19 @@ final class ViewRules {
             s.size = s.messages.size();
         }
         return s;
+    }
+
+    /** The message shown for {@code entry}: as {@code strategy} presents it (as it is when null). */
+    private static ChatMessage shown(Entry entry, MemoryStrategy strategy) {
+        if (strategy == null) {
+            return entry.message();
+        }
+        ChatMessage message = strategy.present(entry);
+        if (message == null) {
+            throw new IllegalStateException("strategy " + strategy.name() + " presented entry " + entry.index()
+                    + " as null");
+        }
+        return message;
     }
 
     private void add(Shown s, ChatMessage message, Entry source, boolean tokens) {
@@ -431,7 +489,8 @@ final class ViewRules {
      * the newest turn or start a new one after it closed, outside any request scope. The result
      * equals what {@link #render} would compute over the same entries.
      */
-    Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit) {
+    Optional<View> extend(View previous, SessionState state, List<Entry> appended, ViewLimit limit,
+                          MemoryStrategy strategy) {
         View.Tail tail = previous.tail();
         if (tail == null || tail.stateVersion != state.version() || !previous.limit().equals(limit)) {
             return Optional.empty();
@@ -474,8 +533,8 @@ final class ViewRules {
         boolean countTurns = limit.unit() == MemoryListener.Overflow.Unit.TURNS;
         boolean tokens = limit.countsTokens();
         for (Entry entry : appended) {
-            ChatMessage message = entry.message();
-            if (message instanceof UserMessage) {
+            ChatMessage message = shown(entry, strategy);
+            if (entry.message() instanceof UserMessage) {
                 track.turnStarts[turnTo] = messageTo;
                 track.turnFirstIndices[turnTo] = entry.index();
                 track.sizeBefore[turnTo] = total;
@@ -485,7 +544,8 @@ final class ViewRules {
                 }
             }
             if (!countTurns) {
-                total += tokens ? storedTokens(entry) : 1;
+                total += !tokens ? 1 : message == entry.message() ? storedTokens(entry)
+                        : tokenizer().estimateTokenCountInMessage(message);
             }
             track.sources[messageTo] = entry;
             track.messages[messageTo++] = message;

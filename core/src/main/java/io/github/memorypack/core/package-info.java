@@ -3,13 +3,15 @@
  * append-only store.
  *
  * <ul>
- *   <li><b>Memories</b> (each a {@code ChatMemory} with a builder and a {@code ChatMemoryProvider}):
- *       {@link io.github.memorypack.core.BufferChatMemory} (everything),
- *       {@link io.github.memorypack.core.WindowChatMemory} (last messages, turns or tokens),
- *       {@link io.github.memorypack.core.SummaryChatMemory} (running summary),
- *       {@link io.github.memorypack.core.SummaryBufferChatMemory} (recent turns verbatim plus a
- *       summary of the rest) and {@link io.github.memorypack.core.MemoryMdChatMemory} (a MEMORY.md
- *       preload). A memory is a view over the log: {@code add} appends, eviction never deletes.</li>
+ *   <li><b>Strategy SPI</b>: a {@link io.github.memorypack.core.MemoryStrategy} decides how much of a
+ *       session to show and fold; {@link io.github.memorypack.core.MemoryOptions} holds what every
+ *       memory shares and turns a strategy into a {@code ChatMemory} or a {@code ChatMemoryProvider},
+ *       and the engine keeps every rule no strategy may break. The memories are strategies, one
+ *       module each: {@code BufferChatMemory} (memory-pack-buffer), {@code WindowChatMemory}
+ *       (memory-pack-window), {@code SummaryChatMemory} (memory-pack-summary),
+ *       {@code SummaryBufferChatMemory} (memory-pack-summary-buffer) and {@code MemoryMdChatMemory}
+ *       (memory-pack-memory-md). A memory is a view over the log: {@code add} appends, eviction
+ *       never deletes.</li>
  *   <li><b>Store SPI</b>: {@link io.github.memorypack.core.SessionStore} (also a LangChain4j
  *       {@code ChatMemoryStore}), its values {@link io.github.memorypack.core.Entry},
  *       {@link io.github.memorypack.core.NewEntry}, {@link io.github.memorypack.core.SessionState},

@@ -2,6 +2,7 @@ package io.github.memorypack.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -27,8 +28,8 @@ class BufferPropertiesTest {
             @ForAll @Size(max = 60) List<@IntRange(min = 0, max = 99) Integer> ops) {
         // given
         InMemorySessionStore store = InMemorySessionStore.create();
-        BufferChatMemory first = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
-        BufferChatMemory second = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
+        ChatMemory first = MemoryOptions.builder().chatMemoryStore(store).build().memory(TestStrategies.BUFFER, "s");
+        ChatMemory second = MemoryOptions.builder().chatMemoryStore(store).build().memory(TestStrategies.BUFFER, "s");
         List<ChatMessage> expectedLog = new ArrayList<>();
         List<ToolExecutionRequest> pending = new ArrayList<>();
         SystemMessage system = null;

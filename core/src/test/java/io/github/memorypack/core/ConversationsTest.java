@@ -3,6 +3,7 @@ package io.github.memorypack.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -155,7 +156,7 @@ class ConversationsTest {
     @Test
     void should_give_the_conversation_every_memory_shows_when_log_holds_clear_set_and_retries() {
         // given: a turn, clear(), a retried request, and a set() that replaces the last answer
-        BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).build();
+        ChatMemory memory = MemoryOptions.builder().chatMemoryStore(store).build().memory(TestStrategies.BUFFER, "s");
         memory.add(UserMessage.from("forgotten"));
         memory.add(AiMessage.from("gone"));
         memory.clear();

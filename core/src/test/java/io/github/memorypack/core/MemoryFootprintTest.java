@@ -23,9 +23,12 @@ class MemoryFootprintTest {
 
     private final InMemorySessionStore store = InMemorySessionStore.create();
 
-    /** The engine's per-session part of a strategy (every strategy composes one, in its {@code engine} field). */
+    /** The engine's per-session part of a memory (every memory class wraps the engine in its {@code memory} field). */
     static SessionMemory sessionMemoryOf(ChatMemory memory) throws ReflectiveOperationException {
-        Field engine = memory.getClass().getDeclaredField("engine");
+        if (memory instanceof MemoryEngine engine) {
+            return engine.memory();
+        }
+        Field engine = memory.getClass().getDeclaredField("memory");
         engine.setAccessible(true);
         return ((MemoryEngine) engine.get(memory)).memory();
     }
@@ -41,14 +44,13 @@ class MemoryFootprintTest {
     void should_share_one_set_of_settings_when_memories_come_from_one_provider() throws Exception {
         // given
         List<ChatMemoryProvider> providers = List.of(
-                BufferChatMemory.builder().chatMemoryStore(store).provider(),
-                WindowChatMemory.builder().chatMemoryStore(store).maxMessages(10).provider(),
-                WindowChatMemory.builder().chatMemoryStore(store).maxTokens(500, Tokenizers.o200k()).provider(),
-                SummaryChatMemory.builder().chatMemoryStore(store).summarizer(Summarizer.extractive())
-                        .provider(),
-                SummaryBufferChatMemory.builder().chatMemoryStore(store)
-                        .summarizer(Summarizer.extractive()).maxBufferTokens(1_000).provider(),
-                MemoryMdChatMemory.builder().chatMemoryStore(store).provider());
+                MemoryOptions.builder().chatMemoryStore(store).build().provider(TestStrategies.BUFFER),
+                MemoryOptions.builder().chatMemoryStore(store).build()
+                        .provider(TestStrategies.window(MemoryListener.Overflow.Unit.MESSAGES, 10, false)),
+                MemoryOptions.builder().chatMemoryStore(store).tokenizer(Tokenizers.o200k()).build()
+                        .provider(TestStrategies.window(MemoryListener.Overflow.Unit.TOKENS, 500, false)),
+                MemoryOptions.builder().chatMemoryStore(store).summarizer(Summarizer.extractive()).build()
+                        .provider(TestStrategies.SUMMARY));
 
         for (ChatMemoryProvider provider : providers) {
             // when
@@ -66,8 +68,8 @@ class MemoryFootprintTest {
     void should_not_change_earlier_memories_when_the_builder_changes_after_build() throws Exception {
         // given
         List<String> seen = new ArrayList<>();
-        BufferChatMemory.Builder builder = BufferChatMemory.builder().chatMemoryStore(store).id("a");
-        BufferChatMemory before = builder.build();
+        MemoryOptions.Builder builder = MemoryOptions.builder().chatMemoryStore(store);
+        ChatMemory before = builder.build().memory(TestStrategies.BUFFER, "a");
 
         // when
         builder.listener(new MemoryListener() {
@@ -76,7 +78,7 @@ class MemoryFootprintTest {
                 seen.add(view.sessionId());
             }
         });
-        BufferChatMemory after = builder.id("b").build();
+        ChatMemory after = builder.build().memory(TestStrategies.BUFFER, "b");
         before.messages();
         after.messages();
 
@@ -88,7 +90,8 @@ class MemoryFootprintTest {
     @Test
     void should_keep_at_most_the_cache_size_of_views_when_many_sessions_are_read() throws Exception {
         // given
-        ChatMemoryProvider provider = BufferChatMemory.builder().chatMemoryStore(store).viewCacheSize(10).provider();
+        ChatMemoryProvider provider = MemoryOptions.builder().chatMemoryStore(store).viewCacheSize(10).build()
+                .provider(TestStrategies.BUFFER);
         List<ChatMemory> memories = new ArrayList<>();
 
         // when
@@ -110,8 +113,8 @@ class MemoryFootprintTest {
     void should_keep_a_bounded_number_of_token_counts_when_every_session_has_its_own_system_message()
             throws Exception {
         // given
-        ChatMemoryProvider provider = WindowChatMemory.builder().chatMemoryStore(store)
-                .maxTokens(2_000, Tokenizers.o200k()).provider();
+        ChatMemoryProvider provider = MemoryOptions.builder().chatMemoryStore(store).tokenizer(Tokenizers.o200k()).build()
+                .provider(TestStrategies.window(MemoryListener.Overflow.Unit.TOKENS, 2_000, false));
         int sessions = ViewRules.PINNED_COUNTS + 100;
         ChatMemory last = null;
 

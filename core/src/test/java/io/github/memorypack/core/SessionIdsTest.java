@@ -82,7 +82,7 @@ class SessionIdsTest {
         InMemorySessionStore store = InMemorySessionStore.create();
         String longId = "tenant-with-a-very-long-name/".repeat(10);
 
-        BufferChatMemory.builder().id(longId).chatMemoryStore(store).build().add(UserMessage.from("hi"));
+        MemoryOptions.builder().chatMemoryStore(store).build().memory(TestStrategies.BUFFER, longId).add(UserMessage.from("hi"));
         store.updateMessages(longId + "2", List.of(UserMessage.from("hello")));
 
         assertThat(store.sessions()).hasSize(2).allMatch(id -> id.startsWith("~~"));

@@ -13,13 +13,13 @@ class SessionMemoryTest {
     private final InMemorySessionStore store = InMemorySessionStore.create();
 
     private SessionMemory memory(Object id, Retention retention) {
-        MemorySettings settings = new MemorySettings();
-        settings.id(id);
-        settings.store(store);
-        settings.retention(retention);
-        settings.listener(MemoryListener.NONE);
-        settings.viewCacheSize(10);
-        return settings.sessionMemory(settings.rules(), false, "test");
+        MemoryOptions options = MemoryOptions.builder().chatMemoryStore(store).retention(retention)
+                .listener(MemoryListener.NONE).viewCacheSize(10).build();
+        return options.engine(TestStrategies.BUFFER, id).memory();
+    }
+
+    private static View tail(SessionMemory memory, ViewLimit limit, int firstRead) {
+        return memory.tail(memory.state(), limit, firstRead, null);
     }
 
     private static List<ChatMessage> one(ChatMessage message) {
@@ -55,7 +55,7 @@ class SessionMemoryTest {
         assertThat(store.state("s").systemMessage()).contains(SystemMessage.from("v2"));
         assertThat(store.read("s", 0, 10)).extracting(Entry::message)
                 .containsExactly(SystemMessage.from("v1"), UserMessage.from("hi"), SystemMessage.from("v2"));
-        assertThat(memory.tail(ViewLimit.none(), 10).messages())
+        assertThat(tail(memory, ViewLimit.none(), 10).messages())
                 .containsExactly(SystemMessage.from("v2"), UserMessage.from("hi"));
     }
 
@@ -67,7 +67,7 @@ class SessionMemoryTest {
         store.append("s", List.of(NewEntry.of(UserMessage.from("hi")), NewEntry.of(SystemMessage.from("v2"))));
 
         // when
-        List<ChatMessage> view = memory.tail(ViewLimit.none(), 10).messages();
+        List<ChatMessage> view = tail(memory, ViewLimit.none(), 10).messages();
 
         // then
         assertThat(view).containsExactly(SystemMessage.from("v2"), UserMessage.from("hi"));
@@ -76,11 +76,8 @@ class SessionMemoryTest {
     @Test
     void should_count_tokens_once_at_append_when_tokenizer_is_given() {
         // given
-        MemorySettings settings = new MemorySettings();
-        settings.id("c");
-        settings.store(store);
-        settings.tokenizer(Tokenizers.o200k());
-        SessionMemory counting = settings.sessionMemory(settings.rules(), false, "test");
+        MemoryOptions options = MemoryOptions.builder().chatMemoryStore(store).tokenizer(Tokenizers.o200k()).build();
+        SessionMemory counting = options.engine(TestStrategies.BUFFER, "c").memory();
 
         // when
         counting.add(one(UserMessage.from("hello there")));
@@ -100,8 +97,8 @@ class SessionMemoryTest {
         SessionMemory fresh = memory("s", Retention.keepAll());
 
         // when
-        View small = fresh.tail(ViewLimit.messages(3), 4);
-        View all = memory("s", Retention.keepAll()).tail(ViewLimit.messages(100), 4);
+        View small = tail(fresh, ViewLimit.messages(3), 4);
+        View all = tail(memory("s", Retention.keepAll()), ViewLimit.messages(100), 4);
 
         // then
         assertThat(small.messages()).hasSize(2);

@@ -107,7 +107,7 @@ class ViewRulesTest {
         View fresh = rules.render(SessionState.EMPTY, log, ViewLimit.none());
         View view = rules.render(SessionState.EMPTY, log, true, ViewLimit.none(), new Dialogue.Context(
                 log.get(log.size() - 1).timestamp().plus(java.time.Duration.ofMinutes(11)),
-                MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
 
         // then
         assertThat(fresh.messages()).containsExactly(UserMessage.from("weather?"), UserMessage.from("hello?"));
@@ -166,7 +166,7 @@ class ViewRulesTest {
 
         // when
         View view = rules.render(SessionState.EMPTY, log, false, ViewLimit.messages(10),
-                new Dialogue.Context(log.get(2).timestamp(), MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                new Dialogue.Context(log.get(2).timestamp(), MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
 
         // then
         assertThat(view.needsOlderEntries()).isTrue();
@@ -285,7 +285,7 @@ class ViewRulesTest {
             all.addAll(appended);
 
             // when
-            View extended = rules.extend(previous, state, appended, limit).orElseThrow();
+            View extended = rules.extend(previous, state, appended, limit, null).orElseThrow();
 
             // then
             View fresh = rules.render(state, all, limit);
@@ -312,15 +312,15 @@ class ViewRulesTest {
             logB.addAll(appendedB);
 
             // when
-            View a = rules.extend(previous, state, appendedA, limit).orElseThrow();
-            View b = rules.extend(previous, state, appendedB, limit).orElseThrow();
+            View a = rules.extend(previous, state, appendedA, limit, null).orElseThrow();
+            View b = rules.extend(previous, state, appendedB, limit, null).orElseThrow();
             List<List<ChatMessage>> seen = new ArrayList<>();
             List<View> views = new ArrayList<>();
             View next = a;
             for (int i = 0; i < 100; i++) {
                 List<Entry> appended = entries(logA.size(), AiMessage.from("a" + (i + 2)), UserMessage.from("q" + (i + 3)));
                 logA.addAll(appended);
-                next = rules.extend(next, state, appended, limit).orElseThrow();
+                next = rules.extend(next, state, appended, limit, null).orElseThrow();
                 assertThat(next.messages()).as(limit + " after " + i).isEqualTo(rules.render(state, logA, limit).messages());
                 views.add(next);
                 seen.add(new ArrayList<>(next.messages()));
@@ -347,11 +347,11 @@ class ViewRulesTest {
         View inFlight = rules.render(SessionState.EMPTY, callRunning, ViewLimit.messages(10));
 
         // then
-        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from(CALL_2)), ViewLimit.messages(10)))
+        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from(CALL_2)), ViewLimit.messages(10), null))
                 .isEmpty();
-        assertThat(rules.extend(previous, stateWith(SYSTEM), log(AiMessage.from("a")), ViewLimit.messages(10)))
+        assertThat(rules.extend(previous, stateWith(SYSTEM), log(AiMessage.from("a")), ViewLimit.messages(10), null))
                 .isEmpty();
-        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from("a")), ViewLimit.messages(9)))
+        assertThat(rules.extend(previous, SessionState.EMPTY, log(AiMessage.from("a")), ViewLimit.messages(9), null))
                 .isEmpty();
         assertThat(inFlight.turns()).isEqualTo(1);
         assertThat(inFlight.extendable()).isFalse();

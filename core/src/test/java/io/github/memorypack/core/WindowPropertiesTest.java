@@ -2,6 +2,7 @@ package io.github.memorypack.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -39,12 +40,14 @@ class WindowPropertiesTest {
         InMemorySessionStore store = InMemorySessionStore.create();
         InMemorySessionStore trimmedStore = InMemorySessionStore.create();
         List<MemoryListener.Overflow> overflows = new ArrayList<>();
-        WindowChatMemory memory = window(unit, limit, chunked, WindowChatMemory.builder().id("s").chatMemoryStore(store)
-                .listener(MemoryListener.onOverflow(overflows::add)));
-        WindowChatMemory trimmed = window(unit, limit, chunked, WindowChatMemory.builder().id("s")
-                .chatMemoryStore(trimmedStore).retention(Retention.keepLast(1)).listener(MemoryListener.NONE));
-        WindowChatMemory other = window(unit, limit, chunked, WindowChatMemory.builder().id("s").chatMemoryStore(store)
-                .listener(MemoryListener.NONE));
+        MemoryStrategy window = TestStrategies.window(unit, limit, chunked);
+        ChatMemory memory = MemoryOptions.builder().chatMemoryStore(store)
+                .listener(MemoryListener.onOverflow(overflows::add)).build().memory(window, "s");
+        ChatMemory trimmed = MemoryOptions.builder()
+                .chatMemoryStore(trimmedStore).retention(Retention.keepLast(1)).listener(MemoryListener.NONE).build()
+                .memory(window, "s");
+        ChatMemory other = MemoryOptions.builder().chatMemoryStore(store)
+                .listener(MemoryListener.NONE).build().memory(window, "s");
         Model model = new Model();
 
         for (int op : ops) {
@@ -92,21 +95,6 @@ class WindowPropertiesTest {
                         fullConversation.size()));
         if (!fullConversation.isEmpty()) {
             assertThat(trimmedConversation).isNotEmpty();
-        }
-    }
-
-    private static WindowChatMemory window(MemoryListener.Overflow.Unit unit, int limit, boolean chunked,
-                                           WindowChatMemory.Builder builder) {
-        if (chunked) {
-            builder.chunkedEviction(0.6);
-        }
-        switch (unit) {
-            case MESSAGES:
-                return builder.maxMessages(limit).build();
-            case TURNS:
-                return builder.maxTurns(limit).build();
-            default:
-                return builder.maxTokens(limit).build();
         }
     }
 
@@ -220,7 +208,7 @@ class WindowPropertiesTest {
                 ownTurn = newRequest ? null : Records.turn(entry); // the thread's newest turn is its own
             }
         }
-        Dialogue.Context context = new Dialogue.Context(now, MemorySettings.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
+        Dialogue.Context context = new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
                 ownTurn, true, newRequest, -1);
         return ViewRules.defaults().render(store.state("s"), log, true, limit, context).messages();
     }

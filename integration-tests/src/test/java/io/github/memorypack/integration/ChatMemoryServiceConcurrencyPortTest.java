@@ -12,7 +12,7 @@ import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

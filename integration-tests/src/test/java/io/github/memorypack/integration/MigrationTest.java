@@ -15,7 +15,7 @@ import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OutputGuardrailMessageRemovalTest extends ShopTestBase {
 
     @ParameterizedTest(name = "{0} on {1}")
-    @MethodSource("io.github.memorypack.integration.Cases#strategiesAndStores")
+    @MethodSource("io.github.memorypack.integration.Cases#oldestFirstStrategiesAndStores")
     void should_keep_the_log_state_and_view_but_never_send_the_removed_answer_when_a_guardrail_removes_it(
             Strategy strategy, StoreKind kind) {
         // given

@@ -1,14 +1,16 @@
 package io.github.memorypack.integration;
 
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.ConcurrentSends;
+import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.MemoryMdChatMemory;
+import io.github.memorypack.memorymd.MemoryMdChatMemory;
+import io.github.memorypack.samples.TaskBriefStrategy;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryChatMemory;
-import io.github.memorypack.core.SummaryBufferChatMemory;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.summary.SummaryChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 
 /**
  * The memories under test, each configured as a user would for a small conversation: limits small
@@ -55,6 +57,14 @@ enum Strategy {
         @Override
         ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
             return id -> MemoryMdChatMemory.builder().id(id).chatMemoryStore(store).concurrentSends(sends).build();
+        }
+    },
+    /** A third party's strategy (the samples' {@link TaskBriefStrategy}, public SPI only) through the same suites. */
+    TASK_BRIEF("own strategy: the first turn + " + Strategy.WINDOW_MESSAGES_LIMIT + " messages", false, false) {
+        @Override
+        ChatMemoryProvider provider(SessionStore store, ConcurrentSends sends) {
+            return MemoryOptions.builder().chatMemoryStore(store).concurrentSends(sends).build()
+                    .provider(new TaskBriefStrategy(1, WINDOW_MESSAGES_LIMIT));
         }
     };
 

@@ -1,7 +1,7 @@
 package io.github.memorypack.integration;
 
 import io.github.memorypack.core.SummaryMessage;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.core.Summary;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -12,7 +12,7 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.model.openai.OpenAiChatModelName;
 import dev.langchain4j.model.openai.OpenAiTokenCountEstimator;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.List;
 import java.util.function.Function;
 import org.junit.jupiter.api.DisplayName;

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ToolCompensationTest extends ShopTestBase {
 
     @ParameterizedTest(name = "{0} on {1}")
-    @MethodSource("io.github.memorypack.integration.Cases#strategiesAndStores")
+    @MethodSource("io.github.memorypack.integration.Cases#oldestFirstStrategiesAndStores")
     void should_keep_the_log_and_send_the_calls_with_their_results_when_a_tool_fails_in_the_booking_round(
             Strategy strategy, StoreKind kind) {
         // given: a conversation that has been cut or folded already

@@ -1,6 +1,6 @@
 package io.github.memorypack.integration;
 
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.agent.tool.Tool;
@@ -9,7 +9,7 @@ import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.SystemMessage;
 import dev.langchain4j.service.UserMessage;
-import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.util.ArrayList;

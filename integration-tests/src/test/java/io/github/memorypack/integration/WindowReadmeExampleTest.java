@@ -1,6 +1,6 @@
 package io.github.memorypack.integration;
 
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.memory.chat.ChatMemoryProvider;

@@ -11,7 +11,7 @@ import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.github.memorypack.testkit.OpenAiTestServer.Reply;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,5 @@
 package io.github.memorypack.memorymd;
 
-import io.github.memorypack.core.MemoryMdChatMemory;
 import io.github.memorypack.core.NewEntry;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,5 @@
 package io.github.memorypack.memorymd;
 
-import io.github.memorypack.core.MemoryMdChatMemory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.data.message.AiMessage;

@@ -7,7 +7,7 @@ import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.testkit.OpenAiTestServer;

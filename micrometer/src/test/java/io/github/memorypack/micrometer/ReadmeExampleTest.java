@@ -7,7 +7,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.service.AiServices;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import io.micrometer.core.instrument.MeterRegistry;

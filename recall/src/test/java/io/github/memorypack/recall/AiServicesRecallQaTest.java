@@ -19,7 +19,7 @@ import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.Retention;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.nio.file.Path;

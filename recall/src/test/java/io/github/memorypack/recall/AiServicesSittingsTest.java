@@ -9,7 +9,7 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.testkit.MutableClock;
 import io.github.memorypack.testkit.OpenAiTestServer;

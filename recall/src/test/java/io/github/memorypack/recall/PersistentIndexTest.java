@@ -23,7 +23,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import java.io.UncheckedIOException;
 import io.github.memorypack.core.file.FileSessionStore;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -8,7 +8,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -29,7 +29,7 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.Retention;
 import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.testkit.MutableClock;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

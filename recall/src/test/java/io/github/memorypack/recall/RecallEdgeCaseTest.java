@@ -23,7 +23,7 @@ import dev.langchain4j.model.embedding.DimensionAwareEmbeddingModel;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import io.github.memorypack.core.file.FileSessionStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.langchain4j.service.UserMessage;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -69,6 +69,7 @@ public class MemoryPackProperties implements Validator {
     /** Views (one per session) each memory keeps in memory to extend the next one cheaply; 0 keeps none. Unset: the shared default cache. */
     private Integer viewCacheSize;
 
+    private final ConcurrentSends concurrentSends = new ConcurrentSends();
     private final Window window = new Window();
     private final Summary summary = new Summary();
     private final SummaryBuffer summaryBuffer = new SummaryBuffer();
@@ -116,6 +117,11 @@ public class MemoryPackProperties implements Validator {
         if (p.summarizer.timeout == null || p.summarizer.timeout.isNegative() || p.summarizer.timeout.isZero()) {
             reject(errors, "summarizer.timeout", "must be positive, was " + p.summarizer.timeout,
                     "Set memory-pack.summarizer.timeout to a positive duration such as 60s (the default).");
+        }
+        Duration maxWait = p.concurrentSends.maxWait;
+        if (maxWait == null || maxWait.isNegative() || maxWait.isZero()) {
+            reject(errors, "concurrentSends.maxWait", "must be positive, was " + maxWait,
+                    "Set memory-pack.concurrent-sends.max-wait to a positive duration such as 30s (the default).");
         }
         if (p.store.redis.ttl != null && p.store.redis.ttl.toMillis() < 1) {
             reject(errors, "store.redis.ttl", "must be at least 1ms, was " + p.store.redis.ttl,
@@ -227,6 +233,11 @@ public class MemoryPackProperties implements Validator {
         this.viewCacheSize = viewCacheSize;
     }
 
+    /** @return the settings for two requests on one session at once */
+    public ConcurrentSends getConcurrentSends() {
+        return concurrentSends;
+    }
+
     /** @return the window settings */
     public Window getWindow() {
         return window;
@@ -255,6 +266,54 @@ public class MemoryPackProperties implements Validator {
     /** @return the metrics settings */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** What a request does while another request's turn still runs on its session. */
+    public enum ConcurrentSendsMode {
+        /** Wait (up to {@code max-wait}) for the running turn to close, then continue from it (the default). */
+        QUEUE,
+        /** Fail at once with {@code SessionBusyException}, before any model call. */
+        REFUSE,
+        /** Run beside the running turn, from the last closed one. */
+        BRANCH
+    }
+
+    /** {@code memory-pack.concurrent-sends.*}: two requests on one session at once (see {@code ConcurrentSends}). */
+    public static class ConcurrentSends {
+
+        /** queue, refuse or branch. Default: queue. */
+        private ConcurrentSendsMode mode = ConcurrentSendsMode.QUEUE;
+        /** How long a queued request waits for the running turn to close. Default: 30s. */
+        private Duration maxWait = io.github.memorypack.core.ConcurrentSends.DEFAULT_MAX_WAIT;
+
+        /** @return the mode; default {@link ConcurrentSendsMode#QUEUE} */
+        public ConcurrentSendsMode getMode() {
+            return mode;
+        }
+
+        /** @param mode the mode */
+        public void setMode(ConcurrentSendsMode mode) {
+            this.mode = mode;
+        }
+
+        /** @return how long a queued request waits; default 30 seconds */
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        /** @param maxWait how long a queued request waits */
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
+        /** The setting these properties name, for the memories' options. */
+        io.github.memorypack.core.ConcurrentSends setting() {
+            return switch (mode) {
+                case QUEUE -> io.github.memorypack.core.ConcurrentSends.queue(maxWait);
+                case REFUSE -> io.github.memorypack.core.ConcurrentSends.refuse();
+                case BRANCH -> io.github.memorypack.core.ConcurrentSends.branch();
+            };
+        }
     }
 
     /** {@code memory-pack.window.*}: set one limit; with none set the window keeps 20 messages. */

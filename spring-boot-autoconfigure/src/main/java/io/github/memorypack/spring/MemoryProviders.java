@@ -3,14 +3,15 @@ package io.github.memorypack.spring;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.chat.ChatModel;
-import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.MemoryListener;
+import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryBufferChatMemory;
-import io.github.memorypack.core.SummaryChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.summary.SummaryChatMemory;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -35,21 +36,20 @@ final class MemoryProviders {
         all.add(MemoryListener.logging());
         all.addAll(listeners);
         Integer contextTokens = properties.getContextTokens();
-        Integer cache = properties.getViewCacheSize();
-        MemoryPackProperties.Summarizer summarizing = properties.getSummarizer();
+        // what every strategy shares, built once: the store, the tokenizer, the listeners, the cache, concurrent sends
+        MemoryOptions.Builder shared = MemoryOptions.builder().chatMemoryStore(store).tokenizer(tokenizer)
+                .concurrentSends(properties.getConcurrentSends().setting());
+        all.forEach(shared::listener);
+        ifSet(properties.getViewCacheSize(), shared::viewCacheSize);
         return switch (properties.getStrategy()) {
             case BUFFER -> {
-                BufferChatMemory.Builder b = BufferChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer);
-                all.forEach(b::listener);
+                BufferChatMemory.Builder b = BufferChatMemory.builder().options(shared.build());
                 ifSet(contextTokens, b::contextTokens);
-                ifSet(cache, b::viewCacheSize);
                 yield b.provider();
             }
             case WINDOW -> {
                 MemoryPackProperties.Window window = properties.getWindow();
-                WindowChatMemory.Builder b = WindowChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer);
-                all.forEach(b::listener);
-                ifSet(cache, b::viewCacheSize);
+                WindowChatMemory.Builder b = WindowChatMemory.builder().options(shared.build());
                 ifSet(window.getMaxMessages(), b::maxMessages);
                 ifSet(window.getMaxTurns(), b::maxTurns);
                 ifSet(window.getMaxTokens(), b::maxTokens);
@@ -59,28 +59,31 @@ final class MemoryProviders {
                 yield b.provider();
             }
             case SUMMARY -> {
-                SummaryChatMemory.Builder b = SummaryChatMemory.builder().chatMemoryStore(store).tokenizer(tokenizer)
-                        .summarizer(summarizer(properties, beans, tokenizer)).summarizerTimeout(summarizing.getTimeout());
-                all.forEach(b::listener);
-                ifSet(cache, b::viewCacheSize);
+                SummaryChatMemory.Builder b = SummaryChatMemory.builder()
+                        .options(summarizing(shared, properties, beans, tokenizer).build());
                 ifSet(contextTokens, b::contextTokens);
-                ifSet(summarizing.getMaxSummaryTokens(), b::maxSummaryTokens);
                 ifSet(properties.getSummary().getFoldEveryTurns(), b::foldEveryTurns);
                 yield b.provider();
             }
             case SUMMARY_BUFFER -> {
                 MemoryPackProperties.SummaryBuffer buffer = properties.getSummaryBuffer();
-                SummaryBufferChatMemory.Builder b = SummaryBufferChatMemory.builder().chatMemoryStore(store)
-                        .tokenizer(tokenizer).summarizer(summarizer(properties, beans, tokenizer))
-                        .summarizerTimeout(summarizing.getTimeout()).maxBufferTokens(buffer.getMaxBufferTokens());
-                all.forEach(b::listener);
-                ifSet(cache, b::viewCacheSize);
+                SummaryBufferChatMemory.Builder b = SummaryBufferChatMemory.builder()
+                        .options(summarizing(shared, properties, beans, tokenizer).build())
+                        .maxBufferTokens(buffer.getMaxBufferTokens());
                 ifSet(contextTokens, b::contextTokens);
-                ifSet(summarizing.getMaxSummaryTokens(), b::maxSummaryTokens);
                 ifSet(buffer.getLowWatermark(), b::lowWatermark);
                 yield b.provider();
             }
         };
+    }
+
+    /** {@code shared} with the summarizer of the properties, its timeout and its cap. */
+    private static MemoryOptions.Builder summarizing(MemoryOptions.Builder shared, MemoryPackProperties properties,
+                                                     ListableBeanFactory beans, TokenCountEstimator tokenizer) {
+        MemoryPackProperties.Summarizer summarizing = properties.getSummarizer();
+        shared.summarizer(summarizer(properties, beans, tokenizer)).summarizerTimeout(summarizing.getTimeout());
+        ifSet(summarizing.getMaxSummaryTokens(), shared::maxSummaryTokens);
+        return shared;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.memorypack.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
@@ -9,16 +10,16 @@ import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import io.github.memorypack.core.BufferChatMemory;
+import io.github.memorypack.buffer.BufferChatMemory;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
 import dev.langchain4j.data.message.AiMessage;
 import io.github.memorypack.core.Summarizer;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.core.SummaryMessage;
-import io.github.memorypack.core.SummaryChatMemory;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.summary.SummaryChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import io.github.memorypack.micrometer.MemoryPackMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -72,6 +73,22 @@ class MemoryPackAutoConfigurationTest {
                 .withBean("cheap", ChatModel.class, () -> new EchoModel())
                 .run(context -> assertThat(context.getBean(ChatMemoryProvider.class).get("a"))
                         .isInstanceOf(SummaryBufferChatMemory.class));
+    }
+
+    @Test
+    void should_refuse_a_second_request_before_storing_it_when_concurrent_sends_mode_is_refuse() {
+        runner.withPropertyValues("memory-pack.concurrent-sends.mode=refuse").run(context -> {
+            ChatMemory memory = context.getBean(ChatMemoryProvider.class).get("ana");
+            memory.add(UserMessage.from("first request"));
+
+            // another thread (another request) starts while the first one's turn runs
+            java.util.concurrent.FutureTask<Void> second =
+                    new java.util.concurrent.FutureTask<>(() -> memory.add(UserMessage.from("second request")), null);
+            new Thread(second).start();
+            assertThatThrownBy(() -> second.get(10, java.util.concurrent.TimeUnit.SECONDS)).cause()
+                    .isInstanceOf(io.github.memorypack.core.SessionBusyException.class);
+            assertThat(context.getBean(SessionStore.class).read("ana", 0, 10)).hasSize(1);
+        });
     }
 
     @Test

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import io.github.memorypack.core.SummaryBufferChatMemory;
+import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.recall.RecallContentRetriever;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;

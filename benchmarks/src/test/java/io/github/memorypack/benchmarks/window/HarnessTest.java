@@ -8,7 +8,7 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.core.WindowChatMemory;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

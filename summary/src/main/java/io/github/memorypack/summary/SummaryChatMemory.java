@@ -1,0 +1,491 @@
+package io.github.memorypack.summary;
+
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.memory.ChatMemory;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import io.github.memorypack.core.ConcurrentSends;
+import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.MemoryListener;
+import io.github.memorypack.core.MemoryOptions;
+import io.github.memorypack.core.Retention;
+import io.github.memorypack.core.SessionBusyException;
+import io.github.memorypack.core.SessionIds;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.core.SummarizationException;
+import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.core.Summary;
+import io.github.memorypack.core.SummaryMessage;
+import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.core.Tokenizers;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * A chat memory that keeps a running summary of the whole conversation plus the turns not yet
+ * folded into it. The log in the {@link SessionStore} keeps every message; the summary lives in the
+ * session state, so a new memory on the same store (an application restart) continues from it.
+ *
+ * <p><b>Folding.</b> When a turn finishes (an AI message without tool requests is added) and at
+ * least {@code foldEveryTurns} closed turns (default {@value #DEFAULT_FOLD_EVERY_TURNS}) before the
+ * newest one are not yet in the summary, all of them are folded in — the newest turn always stays
+ * verbatim, so the model sees the last exchange word for word and LangChain4j's output guardrails
+ * can still remove the last answer: the {@link Summarizer} gets the previous summary and
+ * those turns' messages and its answer replaces the summary, stored with compare-and-set. A fold
+ * never takes an open turn (a request still in progress, even when requests for the session
+ * interleave) or anything after it; it never takes a superseded attempt or a replaced message.
+ *
+ * <p><b>Failures change nothing.</b> A summarizer that throws, times out ({@link Builder#summarizerTimeout}),
+ * or returns {@code null}, blank text or more than {@code maxSummaryTokens} tokens, leaves summary
+ * and log as they were: every message stays visible, the {@link MemoryListener} is told, and
+ * the fold is tried again at a later turn (after k failures in a row, 2^(k-1) − 1 turns are skipped
+ * first, at most 31). With {@link Builder#contextTokens} the request never grows past a ceiling
+ * meanwhile: the oldest closed turns are cut from the view and the overflow is reported.
+ *
+ * <p><b>Inline or background.</b> By default the fold runs inside {@link #add}, so results are
+ * deterministic. With an {@link Builder#executor executor} it runs there and {@code add} returns at
+ * once; until the new summary is stored the view is the old summary plus every unfolded turn.
+ *
+ * <p><b>View:</b> the application's system message first, then the summary as a
+ * {@link SummaryMessage} (or where {@link Builder#summaryPlacement} puts it), then every turn the
+ * summary does not cover — whole turns, tool calls with their results, interrupted calls repaired.
+ * {@link #set} and {@link #clear} follow LangChain4j's round trips without loss; the summary message
+ * is recognised when it comes back and goes back to the state.
+ *
+ * <pre>{@code
+ * ChatMemory memory = SummaryChatMemory.builder()
+ *         .id("user-42").chatMemoryStore(store).summarizer(Summarizer.llm(cheapModel)).build();
+ * }</pre>
+ */
+public final class SummaryChatMemory implements ChatMemory {
+
+    /** Folds after every finished turn unless set otherwise. */
+    public static final int DEFAULT_FOLD_EVERY_TURNS = 1;
+
+    private final ChatMemory memory;
+
+    private SummaryChatMemory(ChatMemory memory) {
+        this.memory = memory;
+    }
+
+    /**
+     * A builder; only the {@link Builder#summarizer} is required.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The memory id. */
+    @Override
+    public Object id() {
+        return memory.id();
+    }
+
+    /** Appends the message (one atomic append); a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage message) {
+        memory.add(message);
+    }
+
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(ChatMessage... messages) {
+        memory.add(messages);
+    }
+
+    /** Appends the messages in one atomic append; a finished turn may start a fold. */
+    @Override
+    public void add(Iterable<ChatMessage> messages) {
+        memory.add(messages);
+    }
+
+    /** System message, summary, then the turns the summary does not cover. */
+    @Override
+    public List<ChatMessage> messages() {
+        return memory.messages();
+    }
+
+    /**
+     * Replaces what the view shows with {@code messages}: entries up to the first difference stay as
+     * they are, and so does everything the view did not show; the summary message goes back to the
+     * state; writes nothing when nothing changed.
+     * A system message anywhere in the list becomes the pinned one; a list without one removes the
+     * system message, as LangChain4j's memories do.
+     *
+     * @throws IllegalArgumentException if {@code messages} is null, empty or holds null
+     */
+    @Override
+    public void set(Iterable<ChatMessage> messages) {
+        memory.set(messages);
+    }
+
+    /** Starts the conversation over (summary included); the earlier log stays unless a {@link Retention} deletes it. */
+    @Override
+    public void clear() {
+        memory.clear();
+    }
+
+    /**
+     * The summary the view shows, if any.
+     *
+     * @return the summary the view shows, if any
+     */
+    public Optional<Summary> summary() {
+        return MemoryOptions.summaryOf(memory);
+    }
+
+    @Override
+    public String toString() {
+        return "SummaryChatMemory{id=" + SessionIds.of(memory.id()) + '}';
+    }
+
+    /** Builds a {@link SummaryChatMemory}, or a {@link ChatMemoryProvider} of them; only the summarizer is required. */
+    public static final class Builder {
+
+        private Object id = MemoryOptions.DEFAULT_ID;
+        private ChatMemoryStore store;
+        private MemoryOptions options = MemoryOptions.defaults();
+        private Function<Object, Integer> contextTokens;
+        private int foldEveryTurns = DEFAULT_FOLD_EVERY_TURNS;
+
+        private Builder() {
+        }
+
+        /**
+         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
+         *
+         * @param id the memory id: any non-null object
+         * @return this builder
+         */
+        public Builder id(Object id) {
+            this.id = checkedId(id);
+            return this;
+        }
+
+        /**
+         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
+         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+         *
+         * @param store the store
+         * @return this builder
+         */
+        public Builder chatMemoryStore(ChatMemoryStore store) {
+            this.store = notNull(store, "chatMemoryStore");
+            return this;
+        }
+
+        /**
+         * The options this memory shares with other memories (store, tokenizer, listeners, retention,
+         * accounting, cost rules, concurrent sends, summaries, ...): replaces the shared options set on
+         * this builder before; the shared setters after it change them. A store set both here and with
+         * {@link #chatMemoryStore} fails {@code build()}.
+         *
+         * @param options the options
+         * @return this builder
+         * @throws IllegalArgumentException if {@code options} is null
+         */
+        public Builder options(MemoryOptions options) {
+            if (options == null) {
+                throw new IllegalArgumentException("options must not be null");
+            }
+            this.options = options;
+            return this;
+        }
+
+        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
+            options = change.apply(options.toBuilder()).build();
+            return this;
+        }
+
+        /**
+         * Writes the summaries. Required.
+         *
+         * @param summarizer the summarizer
+         * @return this builder
+         */
+        public Builder summarizer(Summarizer summarizer) {
+            return with(b -> b.summarizer(summarizer));
+        }
+
+        /**
+         * Longest summary accepted, in tokens; a longer one is rejected as a failure. Default: the
+         * summarizer's own cap for {@link Summarizer#llm} and {@link Summarizer#extractive()}, else 1,000.
+         *
+         * @param maxSummaryTokens the cap on the summary, in tokens (at least 1)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxSummaryTokens < 1}
+         */
+        public Builder maxSummaryTokens(int maxSummaryTokens) {
+            return with(b -> b.maxSummaryTokens(maxSummaryTokens));
+        }
+
+        /**
+         * Folds on this executor instead of inside {@code add()}: the turn never waits for the
+         * summarizer, and until the new summary is stored the view is the old one plus every unfolded turn.
+         *
+         * @param executor runs the folds
+         * @return this builder
+         */
+        public Builder executor(Executor executor) {
+            return with(b -> b.foldExecutor(executor));
+        }
+
+        /**
+         * How long one summarizer call may take before the fold fails (reported as
+         * {@link SummarizationException.Reason#TIMED_OUT}; nothing changes). Bounds how long an
+         * inline fold keeps {@code add()} waiting. Default 60 seconds.
+         *
+         * @param timeout the longest one summarizer call may take, positive
+         * @return this builder
+         */
+        public Builder summarizerTimeout(Duration timeout) {
+            return with(b -> b.summarizerTimeout(timeout));
+        }
+
+        /**
+         * A hard ceiling on the request, in tokens: when folding lags or keeps failing, the oldest
+         * closed turns are cut from the view (the overflow is reported) rather than letting requests
+         * grow until the provider rejects them. Off by default.
+         *
+         * @param contextTokens the ceiling, in tokens (at least 1)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code contextTokens < 1}
+         */
+        public Builder contextTokens(int contextTokens) {
+            atLeast(contextTokens, 1, "contextTokens");
+            this.contextTokens = id -> contextTokens;
+            return this;
+        }
+
+        /**
+         * {@link #contextTokens(int)} decided per memory id.
+         *
+         * @param contextTokens gives the ceiling for a memory id, in tokens (at least 1)
+         * @return this builder
+         */
+        public Builder dynamicContextTokens(Function<Object, Integer> contextTokens) {
+            this.contextTokens = notNull(contextTokens, "contextTokens");
+            return this;
+        }
+
+        /**
+         * Where the summary goes in a request; default {@link SummaryMessage.Placement#SYSTEM_MESSAGE}.
+         *
+         * @param placement where the summary goes
+         * @return this builder
+         */
+        public Builder summaryPlacement(SummaryMessage.Placement placement) {
+            return with(b -> b.summaryPlacement(placement));
+        }
+
+        /**
+         * Folds once this many closed turns before the newest are unsummarized (default {@value
+         * #DEFAULT_FOLD_EVERY_TURNS}).
+         *
+         * @param turns the number of completed turns between folds (at least 1)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code turns < 1}
+         */
+        public Builder foldEveryTurns(int turns) {
+            this.foldEveryTurns = atLeast(turns, 1, "foldEveryTurns");
+            return this;
+        }
+
+        /**
+         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
+         * needed.
+         *
+         * @param tokenizer the token counter
+         * @return this builder
+         */
+        public Builder tokenizer(TokenCountEstimator tokenizer) {
+            return with(b -> b.tokenizer(tokenizer));
+        }
+
+        /**
+         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
+         * {@link MemoryListener#logging()}, used only while no listener is added.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(MemoryListener listener) {
+            return with(b -> b.listener(listener));
+        }
+
+        /**
+         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
+         *
+         * @param retention the retention policy
+         * @return this builder
+         */
+        public Builder retention(Retention retention) {
+            return with(b -> b.retention(retention));
+        }
+
+        /**
+         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
+         * the memory binds its session for the ledger's listener each time it computes a view.
+         *
+         * @param accounting the ledger
+         * @return this builder
+         */
+        public Builder tokenAccounting(TokenAccounting accounting) {
+            return with(b -> b.tokenAccounting(accounting));
+        }
+
+        /**
+         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
+         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
+         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
+         *
+         * @param accounting the ledger
+         * @return this builder
+         */
+        public Builder calibrateWith(TokenAccounting accounting) {
+            return with(b -> b.calibrateWith(accounting));
+        }
+
+        /**
+         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
+         * turn (one the model has answered); the log keeps the full result. Off by default.
+         *
+         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxTokens < 1}
+         */
+        public Builder toolResultPreviews(int maxTokens) {
+            return with(b -> b.toolResultPreviews(maxTokens));
+        }
+
+        /**
+         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
+         * become a short note. Off by default.
+         *
+         * @param messages how many of the newest messages keep their images (at least 0)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code messages < 0}
+         */
+        public Builder keepImagesInNewest(int messages) {
+            return with(b -> b.keepImagesInNewest(messages));
+        }
+
+        /**
+         * What happens when a request starts on a session while another request's turn in it still
+         * runs: {@link ConcurrentSends#queue()} (the default: wait up to
+         * {@link ConcurrentSends#DEFAULT_MAX_WAIT} for it to close, then continue from it),
+         * {@link ConcurrentSends#refuse()} ({@link SessionBusyException} before any model call) or
+         * {@link ConcurrentSends#branch()} (run beside it from the last closed turn). Under every
+         * setting no request's view holds another request's running turn.
+         *
+         * @param concurrentSends the setting
+         * @return this builder
+         * @throws IllegalArgumentException if {@code concurrentSends} is null
+         */
+        public Builder concurrentSends(ConcurrentSends concurrentSends) {
+            return with(b -> b.concurrentSends(concurrentSends));
+        }
+
+        /**
+         * After this long without a new message, an open turn (a request that never got its answer)
+         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
+         * Default 10 minutes.
+         *
+         * @param timeout the age, positive
+         * @return this builder
+         */
+        public Builder openTurnTimeout(Duration timeout) {
+            return with(b -> b.openTurnTimeout(timeout));
+        }
+
+        /**
+         * How many windows (one per session) this builder's memories keep in memory to extend the
+         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
+         * shared by every memory that sets none.
+         *
+         * @param views how many views to cache, at least 0
+         * @return this builder
+         */
+        public Builder viewCacheSize(int views) {
+            return with(b -> b.viewCacheSize(views));
+        }
+
+        /**
+         * The clock for open-turn ages and summary timestamps; default the system UTC clock.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(Clock clock) {
+            return with(b -> b.clock(clock));
+        }
+
+        /**
+         * A memory with these settings.
+         *
+         * @return a memory with these settings
+         * @throws IllegalStateException if no summarizer is set
+         */
+        public SummaryChatMemory build() {
+            SummaryStrategy strategy = strategy();
+            strategy.check(id);
+            return new SummaryChatMemory(resolved().memory(strategy, id));
+        }
+
+        /**
+         * A provider for {@code AiServices.chatMemoryProvider(…)}: one memory per memory id, all with
+         * these settings and the same store (the default store is created once, here).
+         *
+         * @return the provider
+         * @throws IllegalStateException if no summarizer is set, or the store is set twice
+         */
+        public ChatMemoryProvider provider() {
+            SummaryStrategy strategy = strategy();
+            ChatMemoryProvider memories = resolved().provider(strategy);
+            return memoryId -> {
+                strategy.check(memoryId);
+                return new SummaryChatMemory(memories.get(memoryId));
+            };
+        }
+
+        private SummaryStrategy strategy() {
+            if (options.summarizer().isEmpty()) {
+                throw new IllegalStateException("summarizer is required");
+            }
+            return new SummaryStrategy(foldEveryTurns, contextTokens);
+        }
+    
+        /** The options with this builder's store, if one was set here. */
+        private MemoryOptions resolved() {
+            return store == null ? options : options.withChatMemoryStore(store);
+        }
+
+        private static Object checkedId(Object id) {
+            notNull(id, "id");
+            SessionIds.of(id); // any non-null id maps to a session id; checked here so build() cannot fail on it
+            return id;
+        }
+
+        private static int atLeast(int value, int min, String name) {
+            if (value < min) {
+                throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+            }
+            return value;
+        }
+
+        private static <T> T notNull(T value, String name) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must not be null");
+            }
+            return value;
+        }
+    }
+}

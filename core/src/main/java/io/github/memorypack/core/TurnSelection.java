@@ -366,10 +366,10 @@ final class TurnSelection {
         String turnId = tail.newestTurnId;
         for (Entry entry : appended) {
             ChatMessage message = entry.message();
-            if (Records.request(entry) != null) {
+            if (EntryTags.request(entry) != null) {
                 return Optional.empty();
             }
-            String tag = Records.turn(entry);
+            String tag = EntryTags.turn(entry);
             if (message instanceof UserMessage) {
                 if (open) {
                     return Optional.empty(); // a new turn while the newest is open: requests interleave

@@ -15,7 +15,7 @@ import java.util.Optional;
  * view ({@link Views}) and selected in whole turns ({@link TurnSelection}); {@code set} and
  * {@code clear} are LangChain4j's round trips applied without loss ({@link RoundTrips}); retention
  * follows every view and clear ({@link Retainer}); a closed turn starts a fold when the options have a
- * summarizer ({@link FoldEngine}). The per-memory part is a {@link SessionMemory}; the parts are shared
+ * summarizer ({@link Folds}). The per-memory part is a {@link SessionMemory}; the parts are shared
  * by every memory of a builder or provider ({@link SessionMemory.Shared}).
  */
 final class MemoryEngine implements ChatMemory {
@@ -27,9 +27,9 @@ final class MemoryEngine implements ChatMemory {
 
     private final SessionMemory memory;
     private final MemoryStrategy strategy;
-    private final FoldEngine folds;
+    private final Folds folds;
 
-    MemoryEngine(SessionMemory memory, MemoryStrategy strategy, FoldEngine folds) {
+    MemoryEngine(SessionMemory memory, MemoryStrategy strategy, Folds folds) {
         this.memory = memory;
         this.strategy = strategy;
         this.folds = folds;

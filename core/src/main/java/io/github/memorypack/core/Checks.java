@@ -1,6 +1,9 @@
 package io.github.memorypack.core;
 
+import dev.langchain4j.data.message.ChatMessage;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The argument checks of core's builders and factories, written once: each throws {@link IllegalArgumentException}. */
 final class Checks {
@@ -34,5 +37,23 @@ final class Checks {
             throw new IllegalArgumentException(name + " must be positive, was " + value);
         }
         return value;
+    }
+
+    /** The messages of an {@code add(Iterable)} or {@code set} call, copied; throws if null, holding null, or (when {@code nonEmpty}) empty. */
+    static List<ChatMessage> messages(Iterable<ChatMessage> messages, boolean nonEmpty) {
+        if (messages == null) {
+            throw new IllegalArgumentException("messages must not be null");
+        }
+        List<ChatMessage> list = new ArrayList<>();
+        for (ChatMessage message : messages) {
+            if (message == null) {
+                throw new IllegalArgumentException("messages must not contain null");
+            }
+            list.add(message);
+        }
+        if (nonEmpty && list.isEmpty()) {
+            throw new IllegalArgumentException("messages must not be empty");
+        }
+        return list;
     }
 }

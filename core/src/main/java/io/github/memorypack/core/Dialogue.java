@@ -183,13 +183,13 @@ final class Dialogue {
                         systemIndex = entry.index();
                     }
                 }
-                String request = Records.request(entry);
+                String request = EntryTags.request(entry);
                 if (request != null) {
                     if (attemptStarts == null) {
                         attemptStarts = new HashMap<>();
                     }
                     attemptStarts.computeIfAbsent(request, r -> new HashMap<>())
-                            .putIfAbsent(String.valueOf(Records.attempt(entry)), entry.index());
+                            .putIfAbsent(String.valueOf(EntryTags.attempt(entry)), entry.index());
                 }
             }
             // the latest attempt of a request is the one that started last; the caller's own, in its scope
@@ -222,9 +222,9 @@ final class Dialogue {
                     || isSuperseded(entry.index(), superseded)) {
                 return false;
             }
-            String request = Records.request(entry);
+            String request = EntryTags.request(entry);
             return request == null || latestAttempt == null
-                    || latestAttempt.get(request).equals(String.valueOf(Records.attempt(entry)));
+                    || latestAttempt.get(request).equals(String.valueOf(EntryTags.attempt(entry)));
         }
     }
 
@@ -297,9 +297,9 @@ final class Dialogue {
             if (index < covered || !scope.counts(entry)) {
                 continue;
             }
-            String turnId = Records.turn(entry);
+            String turnId = EntryTags.turn(entry);
             if (message instanceof UserMessage) {
-                String after = entry.metadata().get(Records.AFTER);
+                String after = entry.metadata().get(EntryTags.AFTER);
                 Turn ended = after == null || byId == null ? null : byId.get(after);
                 if (ended != null) {
                     ended.ended = true; // its thread moved on to a new request: it will get no answer

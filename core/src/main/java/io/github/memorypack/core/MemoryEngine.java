@@ -8,11 +8,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The {@link ChatMemory} a {@link MemoryStrategy} becomes ({@link MemoryOptions#memory}): {@code add}
- * is one atomic append per call, {@code set} and {@code clear} are LangChain4j's round trips applied
- * without loss ({@link SessionMemory#set}, {@link SessionMemory#clear}), {@code messages()} is the
- * view the strategy's plan bounds, and a closed turn starts a fold when the options have a
- * summarizer.
+ * The engine: the {@link ChatMemory} a {@link MemoryStrategy} becomes ({@link MemoryOptions#memory}),
+ * and the one place its parts are put together. {@code add} is one atomic append per call
+ * ({@link Appender}); {@code messages()} is the view the strategy's plan bounds, with its token
+ * ceiling calibrated ({@link Calibration}), read from the tail of the log or extended from the last
+ * view ({@link Views}) and selected in whole turns ({@link TurnSelection}); {@code set} and
+ * {@code clear} are LangChain4j's round trips applied without loss ({@link RoundTrips}); retention
+ * follows every view and clear ({@link Retainer}); a closed turn starts a fold when the options have a
+ * summarizer ({@link Folds}). The per-memory part is a {@link SessionMemory}; the parts are shared
+ * by every memory of a builder or provider ({@link SessionMemory.Shared}).
  */
 final class MemoryEngine implements ChatMemory {
 
@@ -23,9 +27,9 @@ final class MemoryEngine implements ChatMemory {
 
     private final SessionMemory memory;
     private final MemoryStrategy strategy;
-    private final FoldEngine folds;
+    private final Folds folds;
 
-    MemoryEngine(SessionMemory memory, MemoryStrategy strategy, FoldEngine folds) {
+    MemoryEngine(SessionMemory memory, MemoryStrategy strategy, Folds folds) {
         this.memory = memory;
         this.strategy = strategy;
         this.folds = folds;
@@ -33,6 +37,14 @@ final class MemoryEngine implements ChatMemory {
 
     SessionMemory memory() {
         return memory;
+    }
+
+    private Appender appender() {
+        return memory.shared().appender;
+    }
+
+    private Views views() {
+        return memory.shared().views;
     }
 
     /** The summary a view of {@code memory} (made by {@link MemoryOptions#memory}) shows, if any. */
@@ -52,7 +64,7 @@ final class MemoryEngine implements ChatMemory {
         if (message == null) {
             throw new IllegalArgumentException("message must not be null");
         }
-        added(memory.add(List.of(message)));
+        added(appender().add(memory, List.of(message)));
     }
 
     @Override
@@ -65,9 +77,9 @@ final class MemoryEngine implements ChatMemory {
     @Override
     public void add(Iterable<ChatMessage> messages) {
         if (messages != null) {
-            List<ChatMessage> list = SessionMemory.checkedList(messages, false);
+            List<ChatMessage> list = Checks.messages(messages, false);
             if (!list.isEmpty()) {
-                added(memory.add(list));
+                added(appender().add(memory, list));
             }
         }
     }
@@ -86,10 +98,10 @@ final class MemoryEngine implements ChatMemory {
 
     /**
      * The strategy's view for the calling request; under {@link ConcurrentSends#queue()} a new
-     * request waits here for another request's running turn to close ({@link SessionMemory#awaitOtherRequests}).
+     * request waits here for another request's running turn to close ({@link Views#awaitOtherRequests}).
      */
     View view() {
-        return memory.awaitOtherRequests(compute(), this::compute);
+        return views().awaitOtherRequests(memory, compute(), this::compute);
     }
 
     /**
@@ -104,11 +116,11 @@ final class MemoryEngine implements ChatMemory {
             throw new IllegalStateException("strategy " + strategy.name() + " planned null for chat memory "
                     + memory.sessionId());
         }
-        ViewLimit limit = memory.limitOf(plan);
+        ViewLimit limit = memory.shared().calibration.limitOf(memory.sessionId(), plan);
         if (plan.readsEveryTurn() || session.dialogueIfRead() != null) {
             return memory.rules().select(session.dialogue(), state, limit, plan, strategy);
         }
-        return memory.tail(state, limit, firstRead(limit), strategy);
+        return views().tail(memory, state, limit, firstRead(limit), strategy);
     }
 
     /** How many of the newest entries a view with {@code limit} reads first. */
@@ -128,19 +140,19 @@ final class MemoryEngine implements ChatMemory {
 
     @Override
     public List<ChatMessage> messages() {
-        return memory.show(view());
+        return views().show(memory, view());
     }
 
     @Override
     public void set(Iterable<ChatMessage> messages) {
         View current = view();
-        memory.afterView(current); // reported like a messages() call (MemoryListener#onView)
-        memory.set(messages, current);
+        views().afterView(memory, current); // reported like a messages() call (MemoryListener#onView)
+        memory.shared().roundTrips.set(memory, messages, current);
     }
 
     @Override
     public void clear() {
-        memory.clear();
+        memory.shared().roundTrips.clear(memory);
     }
 
     @Override

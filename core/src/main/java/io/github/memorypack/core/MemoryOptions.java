@@ -271,7 +271,7 @@ public final class MemoryOptions {
             shared = s;
         }
         SessionMemory memory = new SessionMemory(memoryId, s);
-        return new MemoryEngine(memory, strategy, summarizer == null ? null : new FoldEngine(memory, this, strategy));
+        return new MemoryEngine(memory, strategy, summarizer == null ? null : new Folds(memory, this, strategy));
     }
 
     /**

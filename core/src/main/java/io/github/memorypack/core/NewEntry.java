@@ -31,8 +31,8 @@ public final class NewEntry {
             throw new IllegalArgumentException("tokenCount must be >= 0 or UNKNOWN_TOKENS, was " + tokenCount);
         }
         this.tokenCount = tokenCount;
-        // a memory's own tags are immutable already (Records.tags): copied, they would cost a hashed map per append
-        this.metadata = Records.isTags(metadata) ? metadata : Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
+        // a memory's own tags are immutable already (EntryTags.tags): copied, they would cost a hashed map per append
+        this.metadata = EntryTags.isTags(metadata) ? metadata : Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
     }
 
     /**

@@ -96,7 +96,7 @@ public final class RequestScope {
 
     private RequestScope(String requestId, boolean threadConfined) {
         this.requestId = requestId;
-        this.attemptId = Records.newId();
+        this.attemptId = EntryTags.newId();
         this.threadConfined = threadConfined;
         if (threadConfined) {
             this.ordinals = Map.of();

@@ -118,7 +118,7 @@ final class RequestTurns {
         if (message instanceof UserMessage) {
             SendGate.RunningTurn previous = own();
             SendGate.RunningTurn last = scope.endedBy(gate);
-            String turnId = Records.newId();
+            String turnId = EntryTags.newId();
             SendGate.RunningTurn turn = admit(turnId, previous == null);
             if (previous != null) {
                 closing(previous); // a new question of the same request ends its earlier turn
@@ -128,7 +128,7 @@ final class RequestTurns {
             memory.tagged();
             // the thread's earlier turn gets no answer any more, unless other threads carry it on (a stream)
             String after = last != null && !last.over && (last == previous || !last.moved()) ? last.turn : null;
-            return NewEntry.of(message, tokens, Records.tags(after, turnId, scope.requestId(), scope.attemptId()));
+            return NewEntry.of(message, tokens, EntryTags.tags(after, turnId, scope.requestId(), scope.attemptId()));
         }
         SendGate.RunningTurn turn = own();
         SendGate.RunningTurn last = turn == null && !(message instanceof SystemMessage) ? scope.last(gate) : null;
@@ -159,7 +159,7 @@ final class RequestTurns {
                 closing(turn);
             }
         }
-        return NewEntry.of(message, tokens, Records.tags(null, turn == null ? null : turn.turn,
+        return NewEntry.of(message, tokens, EntryTags.tags(null, turn == null ? null : turn.turn,
                 turn == null ? scope.requestId() : turn.requestId, turn == null ? scope.attemptId() : turn.attemptId));
     }
 
@@ -254,8 +254,8 @@ final class RequestTurns {
             Dialogue dialogue = Dialogue.of(state, entries, fromStart, context);
             for (Dialogue.Turn turn : dialogue.turns) {
                 if (turn.id != null && !turn.done()) {
-                    return "turn " + turn.id + (Records.request(turn.user) == null ? ""
-                            : " of request " + Records.request(turn.user)) + " (its question at log index "
+                    return "turn " + turn.id + (EntryTags.request(turn.user) == null ? ""
+                            : " of request " + EntryTags.request(turn.user)) + " (its question at log index "
                             + turn.user.index() + ")";
                 }
             }

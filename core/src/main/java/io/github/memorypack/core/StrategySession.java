@@ -31,7 +31,7 @@ final class StrategySession implements MemoryStrategy.Session {
     /** The session for a view of the calling request: its turns are every turn after the summary, others' running turns left out. */
     static StrategySession forView(SessionMemory memory, SessionState state) {
         return new StrategySession(memory, state,
-                () -> memory.dialogueFrom(state, Dialogue.unsummarizedStart(state)), null);
+                () -> memory.shared().views.dialogueFrom(memory, state, Dialogue.unsummarizedStart(state)), null);
     }
 
     /** The session for a fold: the turns of {@code dialogue} (every request's). */

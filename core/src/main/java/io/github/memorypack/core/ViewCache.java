@@ -48,8 +48,12 @@ final class ViewCache {
         }
         expunge();
         Key key = memory.cacheKey();
-        Cached cached = views.get(key);
-        views.put(key, new Cached(view, cached == null ? 0 : cached.readHint));
+        Cached cached = views.get(key); // most recently used now (the map is in access order)
+        if (cached != null) {
+            cached.view = view; // every view a memory reads replaces its last: no entry to make or hash again
+        } else {
+            views.put(key, new Cached(view, 0));
+        }
     }
 
     synchronized void remove(SessionMemory memory) {
@@ -97,8 +101,9 @@ final class ViewCache {
         }
     }
 
+    /** A memory's last view and read size; changed only under the cache's monitor. */
     private static final class Cached {
-        final View view;
+        View view;
         final int readHint;
 
         Cached(View view, int readHint) {

@@ -115,7 +115,7 @@ class MemoryFootprintTest {
         // given
         ChatMemoryProvider provider = MemoryOptions.builder().chatMemoryStore(store).tokenizer(Tokenizers.o200k()).build()
                 .provider(TestStrategies.window(MemoryListener.Overflow.Unit.TOKENS, 2_000, false));
-        int sessions = ViewRules.PINNED_COUNTS + 100;
+        int sessions = TokenCounts.PINNED_COUNTS + 100;
         ChatMemory last = null;
 
         // when
@@ -126,7 +126,7 @@ class MemoryFootprintTest {
 
         // then
         ViewRules rules = sessionMemoryOf(last).rules();
-        assertThat(rules.pinnedCountsHeld()).isEqualTo(ViewRules.PINNED_COUNTS);
+        assertThat(rules.counts().pinnedCountsHeld()).isEqualTo(TokenCounts.PINNED_COUNTS);
         assertThat(last.messages()).startsWith(SystemMessage.from("You are the assistant of user " + (sessions - 1) + "."));
     }
 }

@@ -19,7 +19,11 @@ class SessionMemoryTest {
     }
 
     private static View tail(SessionMemory memory, ViewLimit limit, int firstRead) {
-        return memory.tail(memory.state(), limit, firstRead, null);
+        return memory.shared().views.tail(memory, memory.state(), limit, firstRead, null);
+    }
+
+    private static List<ChatMessage> add(SessionMemory memory, List<ChatMessage> messages) {
+        return memory.shared().appender.add(memory, messages);
     }
 
     private static List<ChatMessage> one(ChatMessage message) {
@@ -32,8 +36,8 @@ class SessionMemoryTest {
         SessionMemory memory = memory("s", Retention.keepAll());
 
         // when
-        memory.add(one(SystemMessage.from("sys")));
-        memory.add(one(SystemMessage.from("sys")));
+        add(memory, one(SystemMessage.from("sys")));
+        add(memory, one(SystemMessage.from("sys")));
 
         // then
         assertThat(store.read("s", 0, 10)).extracting(Entry::message).containsExactly(SystemMessage.from("sys"));
@@ -47,9 +51,9 @@ class SessionMemoryTest {
         SessionMemory memory = memory("s", Retention.keepAll());
 
         // when
-        memory.add(one(SystemMessage.from("v1")));
-        memory.add(one(UserMessage.from("hi")));
-        memory.add(one(SystemMessage.from("v2")));
+        add(memory, one(SystemMessage.from("v1")));
+        add(memory, one(UserMessage.from("hi")));
+        add(memory, one(SystemMessage.from("v2")));
 
         // then
         assertThat(store.state("s").systemMessage()).contains(SystemMessage.from("v2"));
@@ -63,7 +67,7 @@ class SessionMemoryTest {
     void should_take_a_newer_system_record_over_the_state_when_the_state_update_was_lost() {
         // given: a record appended, then a crash before the state update (simulated by appending directly)
         SessionMemory memory = memory("s", Retention.keepAll());
-        memory.add(one(SystemMessage.from("v1")));
+        add(memory, one(SystemMessage.from("v1")));
         store.append("s", List.of(NewEntry.of(UserMessage.from("hi")), NewEntry.of(SystemMessage.from("v2"))));
 
         // when
@@ -80,7 +84,7 @@ class SessionMemoryTest {
         SessionMemory counting = options.engine(TestStrategies.BUFFER, "c").memory();
 
         // when
-        counting.add(one(UserMessage.from("hello there")));
+        add(counting, one(UserMessage.from("hello there")));
 
         // then
         assertThat(store.readLast("c", 1).get(0).tokenCount())
@@ -92,7 +96,7 @@ class SessionMemoryTest {
         // given: 10 one-message turns, read through a store that counts reads
         SessionMemory memory = memory("s", Retention.keepAll());
         for (int i = 0; i < 10; i++) {
-            memory.add(List.of(UserMessage.from("q" + i), dev.langchain4j.data.message.AiMessage.from("a" + i)));
+            add(memory, List.of(UserMessage.from("q" + i), dev.langchain4j.data.message.AiMessage.from("a" + i)));
         }
         SessionMemory fresh = memory("s", Retention.keepAll());
 
@@ -110,11 +114,11 @@ class SessionMemoryTest {
         // given
         SessionMemory bounded = memory("b", Retention.keepLast(1));
         for (int i = 0; i < 20; i++) {
-            bounded.add(one(UserMessage.from("q" + i)));
+            add(bounded, one(UserMessage.from("q" + i)));
         }
 
         // when
-        bounded.retain(5);
+        bounded.shared().retainer.retain(bounded, 5);
 
         // then
         assertThat(store.read("b", 0, 100)).extracting(Entry::index).first().isEqualTo(5L);
@@ -126,7 +130,7 @@ class SessionMemoryTest {
         SessionMemory memory = memory("alice@example.com", Retention.keepAll());
 
         // when
-        memory.add(one(UserMessage.from("hi")));
+        add(memory, one(UserMessage.from("hi")));
 
         // then
         assertThat(store.sessions()).containsExactly(SessionIds.of("alice@example.com"));

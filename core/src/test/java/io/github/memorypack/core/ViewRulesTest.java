@@ -239,7 +239,7 @@ class ViewRulesTest {
         // then
         ToolExecutionResultMessage older = (ToolExecutionResultMessage) view.messages().get(2);
         assertThat(older.id()).isEqualTo("c1");
-        assertThat(older.text()).startsWith(big.substring(0, ViewRules.TOOL_RESULT_PREVIEW_CHARS))
+        assertThat(older.text()).startsWith(big.substring(0, CostRules.TOOL_RESULT_PREVIEW_CHARS))
                 .contains("shortened to a preview").hasSizeLessThan(big.length());
         assertThat(view.messages().get(6)).isEqualTo(result);
         assertThat(store.getMessages("s")).contains(result);
@@ -258,7 +258,7 @@ class ViewRulesTest {
 
         // then
         assertThat(view.messages().get(0))
-                .isEqualTo(UserMessage.from(TextContent.from("look"), TextContent.from(ViewRules.IMAGE_NOTE)));
+                .isEqualTo(UserMessage.from(TextContent.from("look"), TextContent.from(CostRules.IMAGE_NOTE)));
         assertThat(view.messages().get(2)).isEqualTo(withImage);
     }
 

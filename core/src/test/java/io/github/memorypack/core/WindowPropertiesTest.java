@@ -205,7 +205,7 @@ class WindowPropertiesTest {
         String ownTurn = null;
         for (Entry entry : log) {
             if (entry.message() instanceof UserMessage) {
-                ownTurn = newRequest ? null : Records.turn(entry); // the thread's newest turn is its own
+                ownTurn = newRequest ? null : EntryTags.turn(entry); // the thread's newest turn is its own
             }
         }
         Dialogue.Context context = new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null,

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Folding, for every strategy whose options have a summarizer: reads the unsummarized part of the
  * log, asks the {@link MemoryStrategy#turnsToFold strategy} how many of its oldest turns to fold, summarizes them into the running summary and
- * stores it with compare-and-set. The summary lives only in the session state, so a new engine on
+ * stores it with compare-and-set. The summary lives only in the session state, so a new memory on
  * the same store continues from it.
  *
  * <p>Rules: a fold covers a prefix of the unsummarized turns that are closed (an open turn, and
@@ -33,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  * that finishes during a fold makes that fold look again when it is done; after k failures in a row
  * the next 2^(k-1) − 1 triggers are skipped (at most {@value #MAX_SKIPPED_TRIGGERS}).
  */
-final class FoldEngine {
+final class Folds {
 
     /** Most triggers skipped after repeated failures before the next attempt. */
     static final int MAX_SKIPPED_TRIGGERS = 31;
@@ -56,7 +56,7 @@ final class FoldEngine {
     private int consecutiveFailures;
     private int triggersToSkip;
 
-    FoldEngine(SessionMemory memory, MemoryOptions options, MemoryStrategy strategy) {
+    Folds(SessionMemory memory, MemoryOptions options, MemoryStrategy strategy) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.summarizer = Objects.requireNonNull(options.summarizerOrNull(), "summarizer");
         this.timeout = options.summarizerTimeout();

@@ -1,0 +1,182 @@
+package io.github.memorypack.core;
+
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The tags a memory puts on every entry it appends, as entry metadata: {@link #TURN} (the turn an
+ * entry belongs to, so interleaved requests keep their turns apart), {@link #AFTER} (on a user
+ * message, the turn its thread had open before), {@link #REQUEST} and {@link #ATTEMPT} (a
+ * {@link RequestScope} request and the attempt that stored the entry: the latest attempt of a
+ * request wins); and the random ids turns and attempts get. Part of the log format: a log alone
+ * says which turn each entry belongs to.
+ */
+final class EntryTags {
+
+    static final String TURN = "turn";
+    static final String REQUEST = "request";
+    static final String ATTEMPT = "attempt";
+    /** On a user message: the turn its thread had open before, which it ends (a thread runs one request at a time). */
+    static final String AFTER = "after";
+
+    private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+
+    private EntryTags() {
+    }
+
+    static String turn(Entry entry) {
+        return entry.metadata().get(TURN);
+    }
+
+    static String request(Entry entry) {
+        return entry.metadata().get(REQUEST);
+    }
+
+    static String attempt(Entry entry) {
+        return entry.metadata().get(ATTEMPT);
+    }
+
+    /**
+     * An entry's tags as its metadata: {@link #AFTER}, {@link #TURN}, {@link #REQUEST} and, with a
+     * request, {@link #ATTEMPT}; a null value leaves its key out (an empty map when nothing is left).
+     */
+    static Map<String, String> tags(String after, String turn, String request, String attempt) {
+        if (after == null && turn == null && request == null) {
+            return Map.of();
+        }
+        return new Tags(after, turn, request, request == null ? null : attempt);
+    }
+
+    /** True if {@code metadata} was made by {@link #tags} (so it is immutable). */
+    static boolean isTags(Map<String, String> metadata) {
+        return metadata instanceof Tags;
+    }
+
+    /**
+     * The tags a memory puts on every entry it appends, as an immutable map of at most four fixed keys
+     * held in fields: every append makes one and every view reads it, so it is built without hashing
+     * and read without probing. Equal to (and hashed like) any map with the same entries; iterates in
+     * the order after, turn, request, attempt.
+     */
+    private static final class Tags extends AbstractMap<String, String> {
+        private static final String[] KEYS = {AFTER, TURN, REQUEST, ATTEMPT};
+
+        private final String after;
+        private final String turn;
+        private final String request;
+        private final String attempt;
+
+        Tags(String after, String turn, String request, String attempt) {
+            this.after = after;
+            this.turn = turn;
+            this.request = request;
+            this.attempt = attempt;
+        }
+
+        /** The value of {@code KEYS[i]}, or null. */
+        private String value(int i) {
+            switch (i) {
+                case 0:
+                    return after;
+                case 1:
+                    return turn;
+                case 2:
+                    return request;
+                default:
+                    return attempt;
+            }
+        }
+
+        @Override
+        public String get(Object key) {
+            for (int i = 0; i < KEYS.length; i++) {
+                if (KEYS[i].equals(key)) {
+                    return value(i);
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return get(key) != null;
+        }
+
+        @Override
+        public String remove(Object key) {
+            throw new UnsupportedOperationException("tags are immutable");
+        }
+
+        @Override
+        public void clear() {
+            throw new UnsupportedOperationException("tags are immutable");
+        }
+
+        @Override
+        public int size() {
+            int size = 0;
+            for (int i = 0; i < KEYS.length; i++) {
+                if (value(i) != null) {
+                    size++;
+                }
+            }
+            return size;
+        }
+
+        @Override
+        public Set<Map.Entry<String, String>> entrySet() {
+            return new AbstractSet<>() {
+                @Override
+                public Iterator<Map.Entry<String, String>> iterator() {
+                    return new Iterator<>() {
+                        private int next = skipNulls(0);
+
+                        @Override
+                        public boolean hasNext() {
+                            return next < KEYS.length;
+                        }
+
+                        @Override
+                        public Map.Entry<String, String> next() {
+                            if (next >= KEYS.length) {
+                                throw new NoSuchElementException();
+                            }
+                            Map.Entry<String, String> entry = new SimpleImmutableEntry<>(KEYS[next], value(next));
+                            next = skipNulls(next + 1);
+                            return entry;
+                        }
+                    };
+                }
+
+                @Override
+                public int size() {
+                    return Tags.this.size();
+                }
+            };
+        }
+
+        private int skipNulls(int from) {
+            int i = from;
+            while (i < KEYS.length && value(i) == null) {
+                i++;
+            }
+            return i;
+        }
+    }
+
+    /** A short random id for a turn or an attempt (10 base-36 characters, about 51 bits). */
+    static String newId() {
+        long bits = ThreadLocalRandom.current().nextLong() >>> 13;
+        char[] out = new char[10];
+        for (int i = out.length - 1; i >= 0; i--) {
+            out[i] = ALPHABET[(int) (bits % 36)];
+            bits /= 36;
+        }
+        return new String(out);
+    }
+}

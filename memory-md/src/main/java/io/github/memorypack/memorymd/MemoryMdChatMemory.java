@@ -5,25 +5,16 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
-import dev.langchain4j.model.TokenCountEstimator;
-import dev.langchain4j.store.memory.chat.ChatMemoryStore;
-import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.Conversations;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.MemoryListener;
+import io.github.memorypack.core.MemoryBuilder;
 import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.MemoryStrategy;
 import io.github.memorypack.core.Retention;
-import io.github.memorypack.core.SessionBusyException;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionStore;
-import io.github.memorypack.core.TokenAccounting;
-import io.github.memorypack.core.Tokenizers;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.function.UnaryOperator;
 
 /**
  * The swarms {@code Conversation} as a LangChain4j {@link ChatMemory} over a session of a
@@ -188,62 +179,13 @@ public final class MemoryMdChatMemory implements ChatMemory {
     }
 
     /** Builder for {@link MemoryMdChatMemory}, or a {@link ChatMemoryProvider} of them. */
-    public static final class Builder {
+    public static final class Builder extends MemoryBuilder<Builder> {
 
-        private Object id = MemoryOptions.DEFAULT_ID;
-        private ChatMemoryStore store;
-        private MemoryOptions options = MemoryOptions.defaults();
         private Preload preload = Preload.TYPED;
         private boolean timestamps;
         private int maxPreload = DEFAULT_MAX_PRELOAD_MESSAGES;
 
         private Builder() {
-        }
-
-        /**
-         * The memory id: any non-null object (see {@link SessionIds}); default {@code "default"}.
-         *
-         * @param id the memory id: any non-null object
-         * @return this builder
-         */
-        public Builder id(Object id) {
-            this.id = checkedId(id);
-            return this;
-        }
-
-        /**
-         * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
-         *
-         * @param store the store
-         * @return this builder
-         */
-        public Builder chatMemoryStore(ChatMemoryStore store) {
-            this.store = notNull(store, "chatMemoryStore");
-            return this;
-        }
-
-        /**
-         * The options this memory shares with other memories (store, tokenizer, listeners, retention,
-         * accounting, cost rules, concurrent sends, summaries, ...): replaces the shared options set on
-         * this builder before; the shared setters after it change them. A store set both here and with
-         * {@link #chatMemoryStore} fails {@code build()}.
-         *
-         * @param options the options
-         * @return this builder
-         * @throws IllegalArgumentException if {@code options} is null
-         */
-        public Builder options(MemoryOptions options) {
-            if (options == null) {
-                throw new IllegalArgumentException("options must not be null");
-            }
-            this.options = options;
-            return this;
-        }
-
-        private Builder with(UnaryOperator<MemoryOptions.Builder> change) {
-            options = change.apply(options.toBuilder()).build();
-            return this;
         }
 
         /**
@@ -284,142 +226,13 @@ public final class MemoryMdChatMemory implements ChatMemory {
         }
 
         /**
-         * Counts each message once, when it is added; default {@link Tokenizers#o200k()} where counts are
-         * needed.
-         *
-         * @param tokenizer the token counter
-         * @return this builder
-         */
-        public Builder tokenizer(TokenCountEstimator tokenizer) {
-            return with(b -> b.tokenizer(tokenizer));
-        }
-
-        /**
-         * Adds a listener told about views, overflows and folds (see {@link MemoryListener}). Default:
-         * {@link MemoryListener#logging()}, used only while no listener is added.
-         *
-         * @param listener the listener
-         * @return this builder
-         */
-        public Builder listener(MemoryListener listener) {
-            return with(b -> b.listener(listener));
-        }
-
-        /**
-         * What may be trimmed from the log for good; default {@link Retention#keepAll()}.
-         *
-         * @param retention the retention policy
-         * @return this builder
-         */
-        public Builder retention(Retention retention) {
-            return with(b -> b.retention(retention));
-        }
-
-        /**
-         * Records this memory's requests and folds in {@code accounting} (see {@link TokenAccounting}):
-         * the memory binds its session for the ledger's listener each time it computes a view.
-         *
-         * @param accounting the ledger
-         * @return this builder
-         */
-        public Builder tokenAccounting(TokenAccounting accounting) {
-            return with(b -> b.tokenAccounting(accounting));
-        }
-
-        /**
-         * {@link #tokenAccounting} and calibration: every token limit of this memory is applied to our
-         * estimate multiplied by the session's {@link TokenAccounting#calibrationFactor} (reported /
-         * estimated), so a tokenizer that undercounts what the provider bills does not overrun a budget.
-         *
-         * @param accounting the ledger
-         * @return this builder
-         */
-        public Builder calibrateWith(TokenAccounting accounting) {
-            return with(b -> b.calibrateWith(accounting));
-        }
-
-        /**
-         * Shows tool results of more than {@code maxTokens} tokens as a short preview in every closed
-         * turn (one the model has answered); the log keeps the full result. Off by default.
-         *
-         * @param maxTokens the largest tool result shown in full, in tokens (at least 1)
-         * @return this builder
-         * @throws IllegalArgumentException if {@code maxTokens < 1}
-         */
-        public Builder toolResultPreviews(int maxTokens) {
-            return with(b -> b.toolResultPreviews(maxTokens));
-        }
-
-        /**
-         * Keeps images only in the newest {@code messages} messages and in open turns; older ones
-         * become a short note. Off by default.
-         *
-         * @param messages how many of the newest messages keep their images (at least 0)
-         * @return this builder
-         * @throws IllegalArgumentException if {@code messages < 0}
-         */
-        public Builder keepImagesInNewest(int messages) {
-            return with(b -> b.keepImagesInNewest(messages));
-        }
-
-        /**
-         * What happens when a request starts on a session while another request's turn in it still
-         * runs: {@link ConcurrentSends#queue()} (the default: wait up to
-         * {@link ConcurrentSends#DEFAULT_MAX_WAIT} for it to close, then continue from it),
-         * {@link ConcurrentSends#refuse()} ({@link SessionBusyException} before any model call) or
-         * {@link ConcurrentSends#branch()} (run beside it from the last closed turn). Under every
-         * setting no request's view holds another request's running turn.
-         *
-         * @param concurrentSends the setting
-         * @return this builder
-         * @throws IllegalArgumentException if {@code concurrentSends} is null
-         */
-        public Builder concurrentSends(ConcurrentSends concurrentSends) {
-            return with(b -> b.concurrentSends(concurrentSends));
-        }
-
-        /**
-         * After this long without a new message, an open turn (a request that never got its answer)
-         * is taken as abandoned: it may be cut, and a tool call in it without a result is repaired.
-         * Default 10 minutes.
-         *
-         * @param timeout the age, positive
-         * @return this builder
-         */
-        public Builder openTurnTimeout(Duration timeout) {
-            return with(b -> b.openTurnTimeout(timeout));
-        }
-
-        /**
-         * How many windows (one per session) this builder's memories keep in memory to extend the
-         * next one cheaply; 0 keeps none. Default: a cache of {@value MemoryOptions#DEFAULT_VIEW_CACHE_SIZE}
-         * shared by every memory that sets none.
-         *
-         * @param views how many views to cache, at least 0
-         * @return this builder
-         */
-        public Builder viewCacheSize(int views) {
-            return with(b -> b.viewCacheSize(views));
-        }
-
-        /**
-         * The clock for open-turn ages; default the system UTC clock.
-         *
-         * @param clock the clock
-         * @return this builder
-         */
-        public Builder clock(Clock clock) {
-            return with(b -> b.clock(clock));
-        }
-
-        /**
          * A memory with these settings.
          *
          * @return a memory with these settings
          */
         public MemoryMdChatMemory build() {
             MemoryOptions resolved = resolved();
-            return new MemoryMdChatMemory(resolved.memory(strategy(resolved), id), resolved.store().orElseThrow(), preload);
+            return new MemoryMdChatMemory(resolved.memory(strategy(resolved), memoryId()), resolved.store().orElseThrow(), preload);
         }
 
         /**
@@ -438,7 +251,7 @@ public final class MemoryMdChatMemory implements ChatMemory {
 
         /** The options with the store resolved: the strategy records where the preloaded messages end in it. */
         private MemoryOptions resolved() {
-            MemoryOptions resolved = store == null ? options : options.withChatMemoryStore(store);
+            MemoryOptions resolved = resolvedOptions();
             return resolved.store().isPresent() ? resolved : resolved.withChatMemoryStore(InMemorySessionStore.create());
         }
 
@@ -447,12 +260,6 @@ public final class MemoryMdChatMemory implements ChatMemory {
         }
     
 
-        private static Object checkedId(Object id) {
-            notNull(id, "id");
-            SessionIds.of(id); // any non-null id maps to a session id; checked here so build() cannot fail on it
-            return id;
-        }
-
         private static int atLeast(int value, int min, String name) {
             if (value < min) {
                 throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
@@ -460,11 +267,5 @@ public final class MemoryMdChatMemory implements ChatMemory {
             return value;
         }
 
-        private static <T> T notNull(T value, String name) {
-            if (value == null) {
-                throw new IllegalArgumentException(name + " must not be null");
-            }
-            return value;
-        }
     }
 }

@@ -1,5 +1,7 @@
 package io.github.memorypack.buffer;
 
+import java.time.Instant;
+import io.github.memorypack.testkit.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -97,7 +99,7 @@ class BufferChatMemoryTest {
     @Test
     void should_repair_interrupted_call_and_drop_orphan_result_when_log_is_broken() {
         // given
-        TestClock clock = new TestClock();
+        MutableClock clock = MutableClock.at(Instant.now());
         BufferChatMemory memory = BufferChatMemory.builder().id("s").chatMemoryStore(store).clock(clock).build();
         memory.add(UserMessage.from("find tea"));
         memory.add(AiMessage.from(CALL));

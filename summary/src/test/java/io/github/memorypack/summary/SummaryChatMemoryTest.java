@@ -1,5 +1,6 @@
 package io.github.memorypack.summary;
 
+import io.github.memorypack.testkit.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -140,7 +141,7 @@ class SummaryChatMemoryTest {
     @Test
     void should_fold_interrupted_tool_call_once_its_turn_is_abandoned_when_its_result_never_came() throws Exception {
         // given: a tool call whose result never came, while another request (another thread) goes on
-        TestClock clock = new TestClock();
+        MutableClock clock = MutableClock.at(Instant.now());
         SummaryChatMemory memory = memory().clock(clock).concurrentSends(ConcurrentSends.branch()).build();
         ToolExecutionRequest call = ToolExecutionRequest.builder().id("c9").name("book").arguments("{}").build();
         memory.add(UserMessage.from("book the hotel"));

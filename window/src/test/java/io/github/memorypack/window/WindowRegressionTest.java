@@ -1,5 +1,7 @@
 package io.github.memorypack.window;
 
+import java.time.Instant;
+import io.github.memorypack.testkit.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
@@ -52,7 +54,7 @@ class WindowRegressionTest {
     @Test
     void should_repair_dangling_tool_call_when_conversation_went_on_after_a_crash_langchain4j_3806() {
         // given: the process died while the tool ran; after the restart the user writes again
-        TestClock clock = new TestClock();
+        MutableClock clock = MutableClock.at(Instant.now());
         WindowChatMemory before = WindowChatMemory.builder().id("s").chatMemoryStore(store).maxMessages(10)
                 .clock(clock).build();
         before.add(UserMessage.from("tea in stock?"));

@@ -47,10 +47,10 @@ final class ChatService implements AutoCloseable {
 
     /**
      * The demo's limits: small, so that the strategies part ways within the first turns of the scripted
-     * conversation (a 6-message window, 200 tokens for summary-buffer's verbatim turns and the token
+     * conversation (a 4-message window, 200 tokens for summary-buffer's verbatim turns and the token
      * windows, 120-token summaries); the comparison demo uses the defaults.
      */
-    static final Strategy.Limits LIMITS = new Strategy.Limits(6, 200, 120);
+    static final Strategy.Limits LIMITS = new Strategy.Limits(4, 200, 120);
 
     /** Session names: letters, digits, {@code _} and {@code -} (the strategy goes after a dot). */
     static final Pattern SESSION = Pattern.compile("[A-Za-z0-9_-]{1,64}");

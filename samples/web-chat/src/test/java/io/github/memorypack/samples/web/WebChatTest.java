@@ -82,7 +82,7 @@ class WebChatTest {
         }
         java.util.Set<Integer> distinct = new java.util.HashSet<>();
         requests.forEach(r -> distinct.add(r.get("tokens").asInt()));
-        assertThat(distinct).as("different request sizes among the eight strategies").hasSizeGreaterThanOrEqualTo(5);
+        assertThat(distinct).as("different request sizes among the eight strategies: %s", requests).hasSizeGreaterThanOrEqualTo(5);
     }
 
     @Test

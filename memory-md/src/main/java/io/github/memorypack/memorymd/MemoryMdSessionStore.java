@@ -18,7 +18,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +96,6 @@ public final class MemoryMdSessionStore implements SessionStore {
     static final String MEMORY_MD = "MEMORY.md";
     static final String STATE_JSON = "state.json";
     static final String ARCHIVE = "archive";
-    private static final String LOCK = ".lock";
 
     /** How hard an append works to survive a crash. */
     public enum Durability {
@@ -171,7 +169,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     private final long maxPreloadBytes;
     private final TokenCountEstimator tokenizer;
     private final SessionFiles sessionFiles;
-    private final ConcurrentHashMap<String, CachedSession> sessions = new ConcurrentHashMap<>();
+    private final SessionLocks locks;
     private volatile boolean persistent = true;
 
     private MemoryMdSessionStore(Builder b) {
@@ -185,6 +183,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         this.tokenizer = b.tokenizer;
         this.sessionFiles = new SessionFiles(b.files, b.clock, b.durability, b.damagePolicy, b.warnings,
                 b.maxPreloadBytes);
+        this.locks = new SessionLocks(directory, files, sessionFiles);
     }
 
     /**
@@ -222,7 +221,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the MEMORY.md of a session (it may not exist yet)
      */
     public Path memoryFile(String sessionId) {
-        return sessionDir(sessionId).resolve(MEMORY_MD);
+        return locks.sessionDir(sessionId).resolve(MEMORY_MD);
     }
 
     /**
@@ -232,7 +231,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the archive folder of a session (it may not exist yet)
      */
     public Path archiveDirectory(String sessionId) {
-        return sessionDir(sessionId).resolve(ARCHIVE);
+        return locks.sessionDir(sessionId).resolve(ARCHIVE);
     }
 
     /**
@@ -272,7 +271,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         SessionIds.validate(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
-        SessionOp<List<Entry>> op = s -> {
+        SessionLocks.SessionOp<List<Entry>> op = s -> {
             if (idempotencyKey != null) {
                 List<Entry> earlier = s.byKey.get(idempotencyKey);
                 if (earlier != null) {
@@ -300,13 +299,13 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             return result;
         };
-        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
+        return persistent ? locks.writing(sessionId, true, op) : locks.reading(sessionId, op);
     }
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.checkReadRange(fromIndex, maxCount);
-        return reading(sessionId, s -> {
+        return locks.reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
                 if (out.size() >= maxCount) {
@@ -323,7 +322,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.checkReadCount(count);
-        return reading(sessionId, s -> {
+        return locks.reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
         });
@@ -331,18 +330,18 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public long nextIndex(String sessionId) {
-        return reading(sessionId, CachedSession::nextIndex);
+        return locks.reading(sessionId, CachedSession::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
-        return reading(sessionId, CachedSession::state);
+        return locks.reading(sessionId, CachedSession::state);
     }
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
         Objects.requireNonNull(newState, "newState");
-        SessionOp<Optional<SessionState>> op = s -> {
+        SessionLocks.SessionOp<Optional<SessionState>> op = s -> {
             if (s.state().version() != expectedVersion) {
                 return Optional.empty();
             }
@@ -355,14 +354,14 @@ public final class MemoryMdSessionStore implements SessionStore {
             return Optional.of(stored);
         };
         // only version 0 can match an unknown session: any other compare fails without creating its folder
-        return persistent ? writing(sessionId, expectedVersion == 0, op) : reading(sessionId, op);
+        return persistent ? locks.writing(sessionId, expectedVersion == 0, op) : locks.reading(sessionId, op);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         List<NewEntry> batch = List.copyOf(entries);
         requirePersistence("replace");
-        writing(sessionId, true, s -> {
+        locks.writing(sessionId, true, s -> {
             Instant now = clock.instant();
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
@@ -377,7 +376,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         requirePersistence("trim");
-        writing(sessionId, false, s -> {
+        locks.writing(sessionId, false, s -> {
             if (s.entries.isEmpty() || s.entries.get(0).index() >= beforeIndex) {
                 return null;
             }
@@ -411,7 +410,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             throw new IllegalArgumentException("summary text must not be blank");
         }
         requirePersistence("compact");
-        return writing(sessionId, true, s -> {
+        return locks.writing(sessionId, true, s -> {
             long next = s.nextIndex();
             int tokens = tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInText(summaryText);
             SessionState state = s.state();
@@ -428,7 +427,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the warnings, oldest first; empty when there are none
      */
     public List<String> warnings(String sessionId) {
-        return reading(sessionId, s -> List.copyOf(s.warnings));
+        return locks.reading(sessionId, s -> List.copyOf(s.warnings));
     }
 
     @Override
@@ -442,7 +441,7 @@ public final class MemoryMdSessionStore implements SessionStore {
                     ids.add(name);
                 }
             }
-            sessions.forEach((id, s) -> {
+            locks.forEachCached((id, s) -> {
                 if ((!s.overlay.isEmpty() || s.overlayState != null) && !ids.contains(id)) {
                     ids.add(id);
                 }
@@ -457,10 +456,10 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         requirePersistence("delete");
-        locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
-            Path dir = sessionDir(sessionId);
+        locks.locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
+            Path dir = locks.sessionDir(sessionId);
             for (String name : files.list(dir)) {
-                if (!name.equals(LOCK)) {
+                if (!name.equals(SessionLocks.LOCK)) {
                     files.deleteTree(dir.resolve(name));
                 }
             }
@@ -471,68 +470,10 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     // ------------------------------------------------------------------------------ internals
 
-    @FunctionalInterface
-    private interface SessionOp<T> {
-        T apply(CachedSession session) throws IOException;
-    }
-
-    private Path sessionDir(String sessionId) {
-        return directory.resolve(SessionIds.validate(sessionId));
-    }
-
     private void requirePersistence(String operation) {
         if (!persistent) {
             throw new IllegalStateException("persistence is switched off: cannot " + operation
                     + " (the files are left untouched)");
-        }
-    }
-
-    /** {@link #locked} for a call that changes no file: a shared lock, so it works on a read-only folder. */
-    private <T> T reading(String sessionId, SessionOp<T> op) {
-        return locked(sessionId, false, false, true, op);
-    }
-
-    /** {@link #locked} for a call that may write: the exclusive lock. */
-    private <T> T writing(String sessionId, boolean create, SessionOp<T> op) {
-        return locked(sessionId, create, true, true, op);
-    }
-
-    /**
-     * Runs {@code op} on the session under the in-process lock and the file lock (exclusive when
-     * {@code write}, else shared), after bringing the cached copy up to date with the files ({@code load};
-     * delete skips it). When the session folder does not exist and {@code create} is false, runs on an
-     * empty session without creating anything.
-     */
-    private <T> T locked(String sessionId, boolean create, boolean write, boolean load, SessionOp<T> op) {
-        Path dir = sessionDir(sessionId);
-        CachedSession session = sessions.computeIfAbsent(sessionId, id -> new CachedSession(dir));
-        Path lockFile = dir.resolve(LOCK);
-        // one lock per lock file for the whole JVM (file locks are per process), forgotten when unused
-        DurableFiles.Held jvmLock = DurableFiles.lockThreads(lockFile);
-        try {
-            synchronized (session) {
-                if (!files.exists(dir)) {
-                    if (!create) {
-                        session.noFiles();
-                        return op.apply(session);
-                    }
-                    files.createDirectories(dir);
-                }
-                try (AutoCloseable ignored = write ? files.lock(lockFile) : files.readLock(lockFile)) {
-                    if (load) {
-                        sessionFiles.refresh(session);
-                    }
-                    return op.apply(session);
-                }
-            }
-        } catch (StoreException | IllegalArgumentException | IllegalStateException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
-        } catch (Exception e) {
-            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
-        } finally {
-            jvmLock.close();
         }
     }
 

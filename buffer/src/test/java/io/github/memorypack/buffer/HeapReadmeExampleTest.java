@@ -10,6 +10,7 @@ import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.memory.ChatMemoryAccess;
 import io.github.memorypack.core.file.FileSessionStore;
+import io.github.memorypack.testkit.SampleMessages.ScriptedModel;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

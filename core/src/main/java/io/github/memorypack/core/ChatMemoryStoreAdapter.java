@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
- * {@link SessionStore#of(ChatMemoryStore)}: runs Memory Pack on any plain LangChain4j {@link ChatMemoryStore} (for example a community store
+ * {@link MemoryOptions#sessionStore(ChatMemoryStore)}: runs Memory Pack on any plain LangChain4j {@link ChatMemoryStore} (for example a community store
  * backed by a database), by keeping the log and its bookkeeping inside the messages that store
  * already holds.
  *

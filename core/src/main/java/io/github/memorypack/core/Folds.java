@@ -62,8 +62,25 @@ final class Folds {
         this.timeout = options.summarizerTimeout();
         this.executor = options.foldExecutor();
         this.clock = options.clock();
-        this.maxSummaryTokens = options.maxSummaryTokens();
+        this.maxSummaryTokens = summaryCap(options.maxSummaryTokens(), summarizer);
         this.strategy = Objects.requireNonNull(strategy, "strategy");
+    }
+
+    /**
+     * The summary cap set in the options, else the summarizer's own (the LLM one, the extractive one),
+     * else {@value MemoryOptions#DEFAULT_MAX_SUMMARY_TOKENS}.
+     */
+    private static int summaryCap(Integer set, Summarizer summarizer) {
+        if (set != null) {
+            return set;
+        }
+        if (summarizer instanceof LlmSummarizer llm) {
+            return llm.maxSummaryTokens();
+        }
+        if (summarizer instanceof ExtractiveSummarizer extractive) {
+            return extractive.maxSummaryTokens();
+        }
+        return MemoryOptions.DEFAULT_MAX_SUMMARY_TOKENS;
     }
 
     private static long start(SessionState state) {

@@ -43,7 +43,7 @@ public abstract class MemoryBuilder<B extends MemoryBuilder<B>> {
 
     /**
      * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-     * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
+     * runs through {@link MemoryOptions#sessionStore(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}.
      *
      * @param store the store
      * @return this builder

@@ -10,9 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What every Memory Pack memory shares, whatever its strategy: the store, the tokenizer, the
@@ -50,47 +47,18 @@ public final class MemoryOptions {
     private static final ViewCache SHARED_VIEWS = new ViewCache(ViewCache.DEFAULT_CAPACITY);
     private static final MemoryOptions DEFAULTS = new Builder().build();
 
-    private final SessionStore store;
-    private final TokenCountEstimator tokenizer;
-    private final List<MemoryListener> listeners;
+    // a copy of the builder's settings, never handed out (toBuilder gives a copy of it)
+    private final Builder settings;
     private final MemoryListener listener;
-    private final Retention retention;
-    private final int toolResultPreviewTokens;
-    private final int keepImagesInNewest;
-    private final Clock clock;
-    private final Duration openTurnTimeout;
-    private final ViewCache viewCache;
-    private final SummaryMessage.Placement placement;
-    private final TokenAccounting accounting;
-    private final boolean calibrate;
-    private final ConcurrentSends concurrentSends;
-    private final Summarizer summarizer;
-    private final Integer maxSummaryTokens;
-    private final Duration summarizerTimeout;
-    private final Executor foldExecutor;
-    // made once and shared by every memory of these options (a provider's memories share them)
-    private volatile ViewRules rules;
-    private volatile SessionMemory.Shared shared;
+    // makes every memory's engine, sharing what a provider's memories share
+    private final Engines engines;
 
     private MemoryOptions(Builder b) {
-        this.store = b.store;
-        this.tokenizer = b.tokenizer;
-        this.listeners = List.copyOf(b.listeners);
-        this.listener = listeners.isEmpty() ? MemoryListener.logging() : combined(listeners);
-        this.retention = b.retention;
-        this.toolResultPreviewTokens = b.toolResultPreviewTokens;
-        this.keepImagesInNewest = b.keepImagesInNewest;
-        this.clock = b.clock;
-        this.openTurnTimeout = b.openTurnTimeout;
-        this.viewCache = b.viewCache;
-        this.placement = b.placement;
-        this.accounting = b.accounting;
-        this.calibrate = b.calibrate;
-        this.concurrentSends = b.concurrentSends;
-        this.summarizer = b.summarizer;
-        this.maxSummaryTokens = b.maxSummaryTokens;
-        this.summarizerTimeout = b.summarizerTimeout;
-        this.foldExecutor = b.foldExecutor;
+        this.settings = b.copy();
+        List<MemoryListener> listeners = settings.listeners;
+        this.listener = listeners.isEmpty() ? MemoryListener.logging() : Listeners.combined(listeners);
+        this.engines = new Engines(settings.tokenizer, settings.toolResultPreviewTokens, settings.keepImagesInNewest,
+                settings.placement);
     }
 
     /**
@@ -118,25 +86,7 @@ public final class MemoryOptions {
      * @return a new builder with these options
      */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.store = store;
-        b.tokenizer = tokenizer;
-        b.listeners.addAll(listeners);
-        b.retention = retention;
-        b.toolResultPreviewTokens = toolResultPreviewTokens;
-        b.keepImagesInNewest = keepImagesInNewest;
-        b.clock = clock;
-        b.openTurnTimeout = openTurnTimeout;
-        b.viewCache = viewCache;
-        b.placement = placement;
-        b.accounting = accounting;
-        b.calibrate = calibrate;
-        b.concurrentSends = concurrentSends;
-        b.summarizer = summarizer;
-        b.maxSummaryTokens = maxSummaryTokens;
-        b.summarizerTimeout = summarizerTimeout;
-        b.foldExecutor = foldExecutor;
-        return b;
+        return settings.copy();
     }
 
     /**
@@ -145,7 +95,7 @@ public final class MemoryOptions {
      * @return the store, if one was set
      */
     public Optional<SessionStore> store() {
-        return Optional.ofNullable(store);
+        return Optional.ofNullable(settings.store);
     }
 
     /**
@@ -154,7 +104,7 @@ public final class MemoryOptions {
      * @return the tokenizer, if one was set
      */
     public Optional<TokenCountEstimator> tokenizer() {
-        return Optional.ofNullable(tokenizer);
+        return Optional.ofNullable(settings.tokenizer);
     }
 
     /**
@@ -163,7 +113,7 @@ public final class MemoryOptions {
      * @return the summarizer, if one was set
      */
     public Optional<Summarizer> summarizer() {
-        return Optional.ofNullable(summarizer);
+        return Optional.ofNullable(settings.summarizer);
     }
 
     /**
@@ -172,7 +122,7 @@ public final class MemoryOptions {
      * @return the clock
      */
     public Clock clock() {
-        return clock;
+        return settings.clock;
     }
 
     /**
@@ -190,7 +140,7 @@ public final class MemoryOptions {
      *                                  strategy's name is blank
      */
     public ChatMemory memory(MemoryStrategy strategy, Object memoryId) {
-        checked(strategy);
+        Engines.check(strategy);
         Checks.notNull(memoryId, "memoryId");
         return withStore().engine(strategy, memoryId);
     }
@@ -205,7 +155,7 @@ public final class MemoryOptions {
      * @throws IllegalArgumentException if {@code strategy} is null or its name is blank
      */
     public ChatMemoryProvider provider(MemoryStrategy strategy) {
-        checked(strategy);
+        Engines.check(strategy);
         MemoryOptions resolved = withStore();
         return memoryId -> resolved.engine(strategy, Checks.notNull(memoryId, "memoryId"));
     }
@@ -213,7 +163,7 @@ public final class MemoryOptions {
     /**
      * These options with {@code store} as their store: what a memory builder's {@code chatMemoryStore}
      * does with the options given to it. A {@link SessionStore} is used as it is, any other
-     * LangChain4j store runs through {@link SessionStore#of(ChatMemoryStore)}.
+     * LangChain4j store runs through {@link #sessionStore(ChatMemoryStore)}.
      *
      * @param store the store
      * @return options with that store (these options, when they have that store already)
@@ -222,14 +172,50 @@ public final class MemoryOptions {
      */
     public MemoryOptions withChatMemoryStore(ChatMemoryStore store) {
         Checks.notNull(store, "chatMemoryStore");
-        if (this.store == store) {
+        if (settings.store == store) {
             return this;
         }
-        if (this.store != null) {
+        if (settings.store != null) {
             throw new IllegalStateException("the store is set twice, with chatMemoryStore(" + store + ") and in options("
-                    + this.store + "): set it in one place");
+                    + settings.store + "): set it in one place");
         }
         return toBuilder().chatMemoryStore(store).build();
+    }
+
+    /**
+     * A session store over any LangChain4j {@link ChatMemoryStore}: {@code store} itself when it is
+     * already a {@link SessionStore}, otherwise an adapter (timestamps from the system UTC clock) that
+     * keeps the log and its bookkeeping in one hidden record among the messages that store holds.
+     * {@link Builder#chatMemoryStore} and the memories' builders do this themselves; call it to use
+     * such a store directly. The adapter keeps the {@link SessionStore} rules within what a plain
+     * {@code ChatMemoryStore} allows: every write rewrites the session's whole list; appends are
+     * atomic only among the callers of one adapter instance (two processes, or two adapters over one
+     * store, can overwrite each other); {@link SessionStore#sessions()} knows only the sessions the
+     * instance has seen; a list changed behind its back so that messages and record no longer match
+     * makes it throw {@link StoreException}. Use a native backend (file, Redis, JDBC) when these matter.
+     *
+     * @param store the store to run on
+     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
+     * @throws IllegalArgumentException if {@code store} is null
+     */
+    public static SessionStore sessionStore(ChatMemoryStore store) {
+        return sessionStore(store, Clock.systemUTC());
+    }
+
+    /**
+     * {@link #sessionStore(ChatMemoryStore)} with the adapter's entry timestamps taken from {@code clock}.
+     *
+     * @param store the store to run on
+     * @param clock where the adapter's entry timestamps come from (unused when {@code store} is a
+     *              {@code SessionStore}, which has its own)
+     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
+     * @throws IllegalArgumentException if {@code store} or {@code clock} is null
+     */
+    public static SessionStore sessionStore(ChatMemoryStore store, Clock clock) {
+        if (store == null || clock == null) {
+            throw new IllegalArgumentException("store and clock must not be null");
+        }
+        return store instanceof SessionStore sessionStore ? sessionStore : ChatMemoryStoreAdapter.of(store, clock);
     }
 
     /**
@@ -247,48 +233,18 @@ public final class MemoryOptions {
         return MemoryEngine.summaryOf(memory);
     }
 
-    private static void checked(MemoryStrategy strategy) {
-        Checks.notNull(strategy, "strategy");
-        String name = strategy.name();
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("the strategy's name must not be blank: " + strategy);
-        }
+    /** The engine of one memory; these options have a store. */
+    MemoryEngine engine(MemoryStrategy strategy, Object memoryId) {
+        return engines.engine(this, strategy, memoryId);
     }
 
     /** These options, or with a new in-memory store when none is set. */
     private MemoryOptions withStore() {
-        return store != null ? this : toBuilder().chatMemoryStore(InMemorySessionStore.create()).build();
-    }
-
-    /** The engine of one memory; these options have a store. */
-    MemoryEngine engine(MemoryStrategy strategy, Object memoryId) {
-        ViewRules rules = rules();
-        boolean counts = tokenizer != null || strategy.countsTokens() || rules.previews();
-        TokenCountEstimator counter = counts ? rules.tokenizer() : null;
-        SessionMemory.Shared s = shared;
-        if (s == null || !s.matches(rules, counter, strategy.name())) {
-            s = new SessionMemory.Shared(this, rules, counter, strategy.name());
-            shared = s;
-        }
-        SessionMemory memory = new SessionMemory(memoryId, s);
-        return new MemoryEngine(memory, strategy, summarizer == null ? null : new Folds(memory, this, strategy));
-    }
-
-    /**
-     * The view rules for these options, counting with the tokenizer set (or the rules' default):
-     * one instance for these options, so a provider's memories share it.
-     */
-    ViewRules rules() {
-        ViewRules r = rules;
-        if (r == null) {
-            r = new ViewRules(tokenizer, toolResultPreviewTokens, keepImagesInNewest, placement);
-            rules = r;
-        }
-        return r;
+        return settings.store != null ? this : toBuilder().chatMemoryStore(InMemorySessionStore.create()).build();
     }
 
     SessionStore sessionStore() {
-        return store;
+        return settings.store;
     }
 
     /** The listeners added, as one that never throws; {@link MemoryListener#logging()} when none was added. */
@@ -297,100 +253,46 @@ public final class MemoryOptions {
     }
 
     Retention retention() {
-        return retention;
+        return settings.retention;
     }
 
     Duration openTurnTimeout() {
-        return openTurnTimeout;
+        return settings.openTurnTimeout;
     }
 
     ViewCache viewCache() {
-        return viewCache;
+        return settings.viewCache;
     }
 
     /** The ledger, or {@code null}. */
     TokenAccounting accounting() {
-        return accounting;
+        return settings.accounting;
     }
 
     boolean calibrates() {
-        return calibrate;
+        return settings.calibrate;
     }
 
     ConcurrentSends concurrentSends() {
-        return concurrentSends;
+        return settings.concurrentSends;
     }
 
-    /**
-     * The summary cap set, else the summarizer's own (the LLM one, the extractive one), else
-     * {@value #DEFAULT_MAX_SUMMARY_TOKENS}.
-     */
-    int maxSummaryTokens() {
-        if (maxSummaryTokens != null) {
-            return maxSummaryTokens;
-        }
-        if (summarizer instanceof LlmSummarizer llm) {
-            return llm.maxSummaryTokens();
-        }
-        if (summarizer instanceof ExtractiveSummarizer extractive) {
-            return extractive.maxSummaryTokens();
-        }
-        return DEFAULT_MAX_SUMMARY_TOKENS;
+    /** The summary cap set with {@link Builder#maxSummaryTokens}, or {@code null} (see {@link Folds}). */
+    Integer maxSummaryTokens() {
+        return settings.maxSummaryTokens;
     }
 
     Summarizer summarizerOrNull() {
-        return summarizer;
+        return settings.summarizer;
     }
 
     Duration summarizerTimeout() {
-        return summarizerTimeout;
+        return settings.summarizerTimeout;
     }
 
     /** The executor folds run on, or {@code null} to fold inside {@code add()}. */
     Executor foldExecutor() {
-        return foldExecutor;
-    }
-
-    /** Calls every listener, catching what one throws so a memory's caller never sees it. */
-    static MemoryListener combined(List<MemoryListener> listeners) {
-        List<MemoryListener> all = List.copyOf(listeners);
-        Logger log = LoggerFactory.getLogger(MemoryListener.class);
-        return new MemoryListener() {
-            private void each(Consumer<MemoryListener> call) {
-                for (MemoryListener listener : all) {
-                    try {
-                        call.accept(listener);
-                    } catch (RuntimeException e) {
-                        log.warn("memory listener {} threw; ignored", listener, e);
-                    }
-                }
-            }
-
-            @Override
-            public void onView(ViewShown view) {
-                each(l -> l.onView(view));
-            }
-
-            @Override
-            public void onOverflow(Overflow overflow) {
-                each(l -> l.onOverflow(overflow));
-            }
-
-            @Override
-            public void onFold(Fold fold) {
-                each(l -> l.onFold(fold));
-            }
-
-            @Override
-            public void onSummaryFailure(MemoryListener.SummaryFailure failure) {
-                each(l -> l.onSummaryFailure(failure));
-            }
-
-            @Override
-            public void onFoldSkipped(String sessionId, String strategy) {
-                each(l -> l.onFoldSkipped(sessionId, strategy));
-            }
-        };
+        return settings.foldExecutor;
     }
 
     /**
@@ -400,9 +302,10 @@ public final class MemoryOptions {
      */
     @Override
     public String toString() {
-        return "MemoryOptions{store=" + store + ", tokenizer=" + tokenizer + ", listeners=" + listeners.size()
-                + ", retention=" + retention + ", concurrentSends=" + concurrentSends
-                + (summarizer == null ? "" : ", summarizer=" + summarizer) + '}';
+        Builder s = settings;
+        return "MemoryOptions{store=" + s.store + ", tokenizer=" + s.tokenizer + ", listeners=" + s.listeners.size()
+                + ", retention=" + s.retention + ", concurrentSends=" + s.concurrentSends
+                + (s.summarizer == null ? "" : ", summarizer=" + s.summarizer) + '}';
     }
 
     /** Builds {@link MemoryOptions}; every option has a default, and every setter checks its value at once. */
@@ -431,7 +334,7 @@ public final class MemoryOptions {
 
         /**
          * The store: a {@link SessionStore} is used as it is, any other LangChain4j {@link ChatMemoryStore}
-         * runs through {@link SessionStore#of(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}
+         * runs through {@link #sessionStore(ChatMemoryStore)}. Default: a new {@link InMemorySessionStore}
          * for each memory, one for all memories of a provider.
          *
          * @param store the store
@@ -439,7 +342,7 @@ public final class MemoryOptions {
          * @throws IllegalArgumentException if {@code store} is null
          */
         public Builder chatMemoryStore(ChatMemoryStore store) {
-            this.store = SessionStore.of(Checks.notNull(store, "chatMemoryStore"));
+            this.store = sessionStore(Checks.notNull(store, "chatMemoryStore"));
             return this;
         }
 
@@ -659,6 +562,29 @@ public final class MemoryOptions {
         public Builder summaryPlacement(SummaryMessage.Placement placement) {
             this.placement = Checks.notNull(placement, "summaryPlacement");
             return this;
+        }
+
+        /** A copy of these settings. */
+        private Builder copy() {
+            Builder b = new Builder();
+            b.store = store;
+            b.tokenizer = tokenizer;
+            b.listeners.addAll(listeners);
+            b.retention = retention;
+            b.toolResultPreviewTokens = toolResultPreviewTokens;
+            b.keepImagesInNewest = keepImagesInNewest;
+            b.clock = clock;
+            b.openTurnTimeout = openTurnTimeout;
+            b.viewCache = viewCache;
+            b.placement = placement;
+            b.accounting = accounting;
+            b.calibrate = calibrate;
+            b.concurrentSends = concurrentSends;
+            b.summarizer = summarizer;
+            b.maxSummaryTokens = maxSummaryTokens;
+            b.summarizerTimeout = summarizerTimeout;
+            b.foldExecutor = foldExecutor;
+            return b;
         }
 
         /**

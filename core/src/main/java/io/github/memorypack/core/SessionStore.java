@@ -3,7 +3,6 @@ package io.github.memorypack.core;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -39,56 +38,6 @@ public interface SessionStore extends ChatMemoryStore {
 
     /** Longest accepted idempotency key, in characters. */
     int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
-
-    /**
-     * A session store over any LangChain4j {@link ChatMemoryStore}: {@code store} itself when it is
-     * already a {@link SessionStore}, otherwise an adapter (timestamps from the system UTC clock) that
-     * keeps the log and its bookkeeping inside the messages that store holds. The memories' builders
-     * ({@code chatMemoryStore(…)}) do this themselves; call it to use such a store directly.
-     *
-     * <p>The adapter keeps the rules above within its own limits, because a plain
-     * {@code ChatMemoryStore} can only replace a whole list:
-     * <ul>
-     *   <li>The wrapped list for a session holds one hidden {@code CustomMessage} record (next index,
-     *       state, and per message its entry id, timestamp, token count, metadata and idempotency key)
-     *       followed by the retained messages; no read of the adapter returns the record. A list
-     *       written by other code is adopted as entries {@code 0..n-1} with name-based ids, timestamp
-     *       {@link java.time.Instant#EPOCH} and unknown token counts.</li>
-     *   <li>Every write rewrites the whole list with {@link ChatMemoryStore#updateMessages}: an append
-     *       costs I/O in proportion to the session's size, and is as atomic as that call.</li>
-     *   <li>Atomicity and "no lost appends" hold only between callers of one adapter instance
-     *       (per-session locks in this process); two processes, or two adapters over one store, can
-     *       overwrite each other.</li>
-     *   <li>{@link #sessions()} knows only the sessions this instance has written, or read while they
-     *       carried the record.</li>
-     *   <li>A list changed behind the adapter's back so that messages and record no longer match makes
-     *       it throw {@link StoreException} rather than guess.</li>
-     * </ul>
-     * Use a native backend (file, Redis, JDBC) when these limits matter.
-     *
-     * @param store the store to run on
-     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
-     * @throws IllegalArgumentException if {@code store} is null
-     */
-    static SessionStore of(ChatMemoryStore store) {
-        return of(store, Clock.systemUTC());
-    }
-
-    /**
-     * {@link #of(ChatMemoryStore)} with the adapter's entry timestamps taken from {@code clock}.
-     *
-     * @param store the store to run on
-     * @param clock where the adapter's entry timestamps come from (unused when {@code store} is a
-     *              {@code SessionStore}, which has its own)
-     * @return {@code store} itself if it is a {@code SessionStore}, else a new adapter over it
-     * @throws IllegalArgumentException if {@code store} or {@code clock} is null
-     */
-    static SessionStore of(ChatMemoryStore store, Clock clock) {
-        if (store == null || clock == null) {
-            throw new IllegalArgumentException("store and clock must not be null");
-        }
-        return store instanceof SessionStore sessionStore ? sessionStore : ChatMemoryStoreAdapter.of(store, clock);
-    }
 
     /**
      * Atomically appends entries to the end of a session's log.

@@ -121,16 +121,16 @@ class ChatMemoryStoreAdapterTest {
         SessionStore sessionStore = InMemorySessionStore.create();
 
         // when
-        SessionStore same = SessionStore.of(sessionStore);
-        SessionStore adapted = SessionStore.of(wrapped);
+        SessionStore same = MemoryOptions.sessionStore(sessionStore);
+        SessionStore adapted = MemoryOptions.sessionStore(wrapped);
 
         // then
         assertThat(same).isSameAs(sessionStore);
         assertThat(adapted).isInstanceOf(ChatMemoryStoreAdapter.class);
         adapted.append("s", List.of(NewEntry.of(UserMessage.from("hi"))));
         assertThat(adapted.read("s", 0, 10)).extracting(Entry::message).containsExactly(UserMessage.from("hi"));
-        assertThatThrownBy(() -> SessionStore.of(null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> SessionStore.of(wrapped, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MemoryOptions.sessionStore(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MemoryOptions.sessionStore(wrapped, null)).isInstanceOf(IllegalArgumentException.class);
     }
 
     /** A plain store whose writes can be made to fail. */

@@ -16,13 +16,13 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.RequestScope;
-import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.summary.SummaryChatMemory;
 import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
+import io.github.memorypack.testkit.SessionStoreContract.ForwardingSessionStore;
 import io.github.memorypack.window.WindowChatMemory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -289,63 +289,17 @@ class RoundTripTest {
     }
 
     /** A store that counts appends. */
-    static final class CountingStore implements SessionStore {
+    static final class CountingStore extends ForwardingSessionStore {
         final AtomicInteger appends = new AtomicInteger();
-        private final SessionStore delegate;
 
         CountingStore(SessionStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
             appends.incrementAndGet();
             return delegate.append(sessionId, entries, idempotencyKey);
-        }
-
-        @Override
-        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-            return delegate.read(sessionId, fromIndex, maxCount);
-        }
-
-        @Override
-        public List<Entry> readLast(String sessionId, int count) {
-            return delegate.readLast(sessionId, count);
-        }
-
-        @Override
-        public long nextIndex(String sessionId) {
-            return delegate.nextIndex(sessionId);
-        }
-
-        @Override
-        public SessionState state(String sessionId) {
-            return delegate.state(sessionId);
-        }
-
-        @Override
-        public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
-            return delegate.compareAndSetState(sessionId, expectedVersion, newState);
-        }
-
-        @Override
-        public void replace(String sessionId, List<NewEntry> entries) {
-            delegate.replace(sessionId, entries);
-        }
-
-        @Override
-        public void trim(String sessionId, long beforeIndex) {
-            delegate.trim(sessionId, beforeIndex);
-        }
-
-        @Override
-        public List<String> sessions() {
-            return delegate.sessions();
-        }
-
-        @Override
-        public void delete(String sessionId) {
-            delegate.delete(sessionId);
         }
     }
 }

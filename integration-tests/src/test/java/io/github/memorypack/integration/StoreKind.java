@@ -2,6 +2,7 @@ package io.github.memorypack.integration;
 
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.InMemorySessionStore;
+import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.jdbc.JdbcSessionStore;
@@ -46,7 +47,7 @@ enum StoreKind {
     LANGCHAIN4J_STORE {
         @Override
         SessionStore open(Path dir) {
-            return SessionStore.of(new InMemoryChatMemoryStore());
+            return MemoryOptions.sessionStore(new InMemoryChatMemoryStore());
         }
     },
     /** PostgreSQL through {@code JdbcSessionStore} (tables of their own per store, dropped when it is closed). */

@@ -14,12 +14,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -90,11 +86,6 @@ public final class JdbcSessionStore implements SessionStore {
     /** Longest accepted table prefix, so that every table and index name fits PostgreSQL's 63 bytes. */
     public static final int MAX_TABLE_PREFIX_LENGTH = 40;
 
-    /** Attempts of a transaction that failed with a serialization failure, deadlock or creation race. */
-    static final int MAX_ATTEMPTS = 10;
-    /** Longest database reason a {@link StoreException}'s message quotes, in characters. */
-    static final int MAX_REASON_LENGTH = 200;
-    private static final int UNKNOWN_ISOLATION = -1;
 
     /** The SQL dialects the store speaks. */
     public enum Dialect {
@@ -133,25 +124,25 @@ public final class JdbcSessionStore implements SessionStore {
         }
     }
 
-    private final DataSource dataSource;
+    private final Transactions transactions;
     private final Dialect dialect;
     private final String schema;
     private final String tablePrefix;
     private final Clock clock;
     private final Duration ttl;
     private final Sql sql;
-    // the isolation level the data source's connections start with, learnt from the first one
-    private volatile int defaultIsolation = UNKNOWN_ISOLATION;
+    private final Statements statements;
 
     private JdbcSessionStore(DataSource dataSource, Dialect dialect, String schema, String tablePrefix, Clock clock,
                              Duration ttl) {
-        this.dataSource = dataSource;
+        this.transactions = new Transactions(dataSource);
         this.dialect = dialect;
         this.schema = schema;
         this.tablePrefix = tablePrefix;
         this.clock = clock;
         this.ttl = ttl;
         this.sql = new Sql(dialect, schema, tablePrefix, ttl != null);
+        this.statements = new Statements(sql, dialect, ttl);
     }
 
     /**
@@ -178,7 +169,7 @@ public final class JdbcSessionStore implements SessionStore {
      */
     public void createSchema() {
         List<String> statements = Sql.schemaStatements(dialect, schema, tablePrefix);
-        write("createSchema", null, c -> {
+        transactions.write("createSchema", null, c -> {
             try (Statement st = c.createStatement()) {
                 if (dialect == Dialect.POSTGRESQL) {
                     // concurrent CREATE … IF NOT EXISTS can still collide in the catalog: take turns
@@ -205,10 +196,10 @@ public final class JdbcSessionStore implements SessionStore {
             return 0;
         }
         Instant now = now();
-        List<String> expired = read("purgeExpired", null, c -> {
+        List<String> expired = transactions.read("purgeExpired", null, c -> {
             List<String> ids = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.expiredSessions)) {
-                setInstant(ps, 1, now);
+                Statements.setInstant(ps, 1, now);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getString(1));
@@ -219,7 +210,7 @@ public final class JdbcSessionStore implements SessionStore {
         });
         int deleted = 0;
         for (String id : expired) {
-            if (write("purgeExpired", id, c -> purgeIfExpired(c, id, now))) {
+            if (transactions.write("purgeExpired", id, c -> statements.purgeIfExpired(c, id, now))) {
                 deleted++;
             }
         }
@@ -236,19 +227,19 @@ public final class JdbcSessionStore implements SessionStore {
         }
         Instant now = now();
         Rows.Batch rows = new Rows.Batch(sessionId, batch, now, idempotencyKey);
-        return write("append", sessionId, c -> {
-            purgeIfExpired(c, sessionId, now);
-            long first = reserve(c, sessionId, batch.size(), now);
+        return transactions.write("append", sessionId, c -> {
+            statements.purgeIfExpired(c, sessionId, now);
+            long first = statements.reserve(c, sessionId, batch.size(), now);
             if (idempotencyKey == null) {
-                insert(c, sql.insertEntry, rows, first, false);
+                statements.insert(c, sql.insertEntry, rows, first, false);
                 return rows.entries(first);
             }
-            if (insert(c, sql.insertEntryUnlessKeyStored, rows, first, true)) {
+            if (statements.insert(c, sql.insertEntryUnlessKeyStored, rows, first, true)) {
                 return rows.entries(first);
             }
             // the key is stored: undo the reservation and return what the first append stored
             c.rollback();
-            return readByKey(c, sessionId, rows.storedKey());
+            return statements.readByKey(c, sessionId, rows.storedKey());
         });
     }
 
@@ -260,14 +251,14 @@ public final class JdbcSessionStore implements SessionStore {
             return List.of();
         }
         Instant now = now();
-        return read("read", sessionId, c -> {
+        return transactions.read("read", sessionId, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.readFrom)) {
                 int p = 1;
                 ps.setString(p++, sessionId);
                 ps.setLong(p++, fromIndex);
-                p = setLive(ps, p, sessionId, now);
+                p = statements.setLive(ps, p, sessionId, now);
                 ps.setInt(p, maxCount);
-                return entries(ps, sessionId, false);
+                return statements.entries(ps, sessionId, false);
             }
         });
     }
@@ -280,13 +271,13 @@ public final class JdbcSessionStore implements SessionStore {
             return List.of();
         }
         Instant now = now();
-        return read("readLast", sessionId, c -> {
+        return transactions.read("readLast", sessionId, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.readLast)) {
                 int p = 1;
                 ps.setString(p++, sessionId);
-                p = setLive(ps, p, sessionId, now);
+                p = statements.setLive(ps, p, sessionId, now);
                 ps.setInt(p, count);
-                return entries(ps, sessionId, true);
+                return statements.entries(ps, sessionId, true);
             }
         });
     }
@@ -295,11 +286,11 @@ public final class JdbcSessionStore implements SessionStore {
     public long nextIndex(String sessionId) {
         SessionIds.validate(sessionId);
         Instant now = now();
-        return read("nextIndex", sessionId, c -> {
+        return transactions.read("nextIndex", sessionId, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.nextIndex)) {
                 ps.setString(1, sessionId);
                 if (ttl != null) {
-                    setInstant(ps, 2, now);
+                    Statements.setInstant(ps, 2, now);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? rs.getLong(1) : 0L;
@@ -312,17 +303,17 @@ public final class JdbcSessionStore implements SessionStore {
     public SessionState state(String sessionId) {
         SessionIds.validate(sessionId);
         Instant now = now();
-        return read("state", sessionId, c -> {
+        return transactions.read("state", sessionId, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.state)) {
                 ps.setString(1, sessionId);
                 if (ttl != null) {
-                    setInstant(ps, 2, now);
+                    Statements.setInstant(ps, 2, now);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next() || rs.getLong(1) == 0) {
                         return SessionState.EMPTY;
                     }
-                    return decodeState(sessionId, rs.getLong(1), rs.getString(2), rs.getString(3));
+                    return statements.decodeState(sessionId, rs.getLong(1), rs.getString(2), rs.getString(3));
                 }
             }
         });
@@ -339,16 +330,16 @@ public final class JdbcSessionStore implements SessionStore {
         String json = EntryCodec.encodeState(stored);
         String checksum = Rows.stateChecksum(sessionId, stored.version(), json);
         Instant now = now();
-        boolean done = write("compareAndSetState", sessionId, c -> {
-            purgeIfExpired(c, sessionId, now);
+        boolean done = transactions.write("compareAndSetState", sessionId, c -> {
+            statements.purgeIfExpired(c, sessionId, now);
             if (expectedVersion > 0) {
-                return update(c, sql.casUpdate, stored.version(), json, checksum, expiry(now), sessionId,
-                        expectedVersion) == 1;
+                return Statements.update(c, sql.casUpdate, stored.version(), json, checksum, statements.expiry(now),
+                        sessionId, expectedVersion) == 1;
             }
             if (dialect == Dialect.POSTGRESQL) {
-                return update(c, sql.casFirstUpsert, sessionId, json, checksum, expiry(now)) == 1;
+                return Statements.update(c, sql.casFirstUpsert, sessionId, json, checksum, statements.expiry(now)) == 1;
             }
-            if (update(c, sql.casFirstUpdate, json, checksum, expiry(now), sessionId) == 1) {
+            if (Statements.update(c, sql.casFirstUpdate, json, checksum, statements.expiry(now), sessionId) == 1) {
                 return true;
             }
             try (PreparedStatement ps = c.prepareStatement(sql.selectNextIndexForWrite)) {
@@ -360,7 +351,7 @@ public final class JdbcSessionStore implements SessionStore {
                 }
             }
             // a concurrent creator of the row makes this fail as a duplicate key: the transaction is retried
-            return update(c, sql.casFirstInsert, sessionId, json, checksum, expiry(now)) == 1;
+            return Statements.update(c, sql.casFirstInsert, sessionId, json, checksum, statements.expiry(now)) == 1;
         });
         return done ? Optional.of(stored) : Optional.empty();
     }
@@ -371,12 +362,12 @@ public final class JdbcSessionStore implements SessionStore {
         List<NewEntry> batch = List.copyOf(entries);
         Instant now = now();
         Rows.Batch rows = new Rows.Batch(sessionId, batch, now, null);
-        write("replace", sessionId, c -> {
-            purgeIfExpired(c, sessionId, now);
-            long first = reserve(c, sessionId, batch.size(), now);
-            update(c, sql.deleteEntriesBefore, sessionId, first);
+        transactions.write("replace", sessionId, c -> {
+            statements.purgeIfExpired(c, sessionId, now);
+            long first = statements.reserve(c, sessionId, batch.size(), now);
+            Statements.update(c, sql.deleteEntriesBefore, sessionId, first);
             if (!batch.isEmpty()) {
-                insert(c, sql.insertEntry, rows, first, false);
+                statements.insert(c, sql.insertEntry, rows, first, false);
             }
             return null;
         });
@@ -386,14 +377,14 @@ public final class JdbcSessionStore implements SessionStore {
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
         Instant now = now();
-        write("trim", sessionId, c -> {
+        transactions.write("trim", sessionId, c -> {
             if (ttl != null) {
-                purgeIfExpired(c, sessionId, now);
-                if (update(c, sql.touch, expiry(now), sessionId) == 0) {
+                statements.purgeIfExpired(c, sessionId, now);
+                if (Statements.update(c, sql.touch, statements.expiry(now), sessionId) == 0) {
                     return null; // unknown session: nothing to trim, nothing to create
                 }
             }
-            update(c, sql.deleteEntriesBefore, sessionId, beforeIndex);
+            Statements.update(c, sql.deleteEntriesBefore, sessionId, beforeIndex);
             return null;
         });
     }
@@ -401,11 +392,11 @@ public final class JdbcSessionStore implements SessionStore {
     @Override
     public List<String> sessions() {
         Instant now = now();
-        List<String> ids = read("sessions", null, c -> {
+        List<String> ids = transactions.read("sessions", null, c -> {
             List<String> found = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(sql.sessions)) {
                 if (ttl != null) {
-                    setInstant(ps, 1, now);
+                    Statements.setInstant(ps, 1, now);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -422,10 +413,10 @@ public final class JdbcSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        write("delete", sessionId, c -> {
+        transactions.write("delete", sessionId, c -> {
             // the session row first, as every writer locks it first: no lock-order deadlocks
-            update(c, sql.deleteSession, sessionId);
-            update(c, sql.deleteAllEntries, sessionId);
+            Statements.update(c, sql.deleteSession, sessionId);
+            Statements.update(c, sql.deleteAllEntries, sessionId);
             return null;
         });
     }
@@ -454,352 +445,8 @@ public final class JdbcSessionStore implements SessionStore {
                 + (ttl == null ? "" : ", ttl=" + ttl) + '}';
     }
 
-    // ------------------------------------------------------------------ statements
-
-    /**
-     * Takes the session row's lock (creating the row when the session is new), reserves
-     * {@code count} indices and returns the first of them.
-     */
-    private long reserve(Connection c, String sessionId, int count, Instant now) throws SQLException {
-        if (dialect == Dialect.POSTGRESQL) {
-            try (PreparedStatement ps = c.prepareStatement(sql.reserveUpsert)) {
-                ps.setString(1, sessionId);
-                ps.setLong(2, count);
-                setInstant(ps, 3, expiry(now));
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1) - count;
-                }
-            }
-        }
-        if (update(c, sql.reserveUpdate, (long) count, expiry(now), sessionId) == 0) {
-            // a concurrent creator of the row makes this fail as a duplicate key: the transaction is retried
-            update(c, sql.reserveInsert, sessionId, (long) count, expiry(now));
-            return 0;
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql.selectNextIndexForWrite)) {
-            ps.setString(1, sessionId);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1) - count;
-            }
-        }
-    }
-
-    /**
-     * Inserts the batch at indices {@code first…}. With {@code unlessKeyStored}, every row is inserted
-     * only if no earlier entry of the session has the batch's key.
-     *
-     * @return true if the rows were inserted, false if the key was already stored (nothing inserted)
-     */
-    private boolean insert(Connection c, String statement, Rows.Batch rows, long first, boolean unlessKeyStored)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            for (int i = 0; i < rows.size(); i++) {
-                int p = rows.bind(ps, i, first + i);
-                if (unlessKeyStored) {
-                    ps.setString(p++, rows.sessionId());
-                    ps.setString(p++, rows.storedKey());
-                    ps.setLong(p, first);
-                }
-                if (rows.size() > 1) {
-                    ps.addBatch();
-                }
-            }
-            int[] counts = rows.size() > 1 ? ps.executeBatch() : new int[] {ps.executeUpdate()};
-            int inserted = 0;
-            for (int count : counts) {
-                inserted += count == 0 ? 0 : 1; // SUCCESS_NO_INFO counts as inserted
-            }
-            if (inserted != 0 && inserted != counts.length) {
-                throw new SQLException("inserted " + inserted + " of " + counts.length + " rows of one batch");
-            }
-            return inserted != 0;
-        }
-    }
-
-    private List<Entry> readByKey(Connection c, String sessionId, String storedKey) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.selectByKey)) {
-            ps.setString(1, sessionId);
-            ps.setString(2, storedKey);
-            return entries(ps, sessionId, false);
-        }
-    }
-
-    /** With a TTL: deletes the session if it has expired. Returns whether it did. */
-    private boolean purgeIfExpired(Connection c, String sessionId, Instant now) throws SQLException {
-        if (ttl == null) {
-            return false;
-        }
-        // the session row first, as every writer locks it first: no lock-order deadlocks
-        if (update(c, sql.deleteExpiredSession, sessionId, now) == 0) {
-            return false;
-        }
-        update(c, sql.deleteAllEntries, sessionId);
-        return true;
-    }
-
-    /** Runs an update with parameters bound by type (String, Long, Instant, or null for "no expiry"). */
-    private static int update(Connection c, String statement, Object... parameters) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(statement)) {
-            for (int i = 0; i < parameters.length; i++) {
-                Object value = parameters[i];
-                if (value instanceof String) {
-                    ps.setString(i + 1, (String) value);
-                } else if (value instanceof Long) {
-                    ps.setLong(i + 1, (Long) value);
-                } else {
-                    setInstant(ps, i + 1, (Instant) value);
-                }
-            }
-            return ps.executeUpdate();
-        }
-    }
-
-    private int setLive(PreparedStatement ps, int p, String sessionId, Instant now) throws SQLException {
-        if (ttl == null) {
-            return p;
-        }
-        ps.setString(p, sessionId);
-        setInstant(ps, p + 1, now);
-        return p + 2;
-    }
-
-    static void setInstant(PreparedStatement ps, int parameter, Instant instant) throws SQLException {
-        if (instant == null) {
-            ps.setNull(parameter, Types.TIMESTAMP_WITH_TIMEZONE);
-        } else {
-            ps.setObject(parameter, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-        }
-    }
-
-    private List<Entry> entries(PreparedStatement ps, String sessionId, boolean newestFirst) throws SQLException {
-        List<Entry> entries = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                entries.add(Rows.decodeEntry(rs, sessionId, sql.entryTable));
-            }
-        }
-        if (newestFirst) {
-            Collections.reverse(entries);
-        }
-        return Collections.unmodifiableList(entries);
-    }
-
-    private SessionState decodeState(String sessionId, long version, String json, String checksum) {
-        String location = "table " + sql.sessionTable + ", session '" + sessionId + "', state";
-        if (json == null || !Rows.stateChecksum(sessionId, version, json).equals(checksum)) {
-            throw new CorruptRecordException(location, "checksum mismatch (stored " + checksum + ")", null);
-        }
-        SessionState state;
-        try {
-            state = EntryCodec.decodeState(json);
-        } catch (IllegalArgumentException e) {
-            throw new CorruptRecordException(location, "undecodable state: " + e.getMessage(), e);
-        }
-        if (state.version() != version) {
-            throw new CorruptRecordException(location,
-                    "state JSON has version " + state.version() + ", the row " + version, null);
-        }
-        return state;
-    }
-
     private Instant now() {
         return clock.instant().truncatedTo(ChronoUnit.MICROS);
-    }
-
-    private Instant expiry(Instant now) {
-        return ttl == null ? null : now.plus(ttl);
-    }
-
-    // ------------------------------------------------------------------ connections and transactions
-
-    /** Work done on a connection. */
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    /** One read statement, on the connection's own terms (autocommit as configured). */
-    private <T> T read(String operation, String sessionId, Work<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            try (Connection c = connection(operation, sessionId)) {
-                T result = work.run(c);
-                if (!c.getAutoCommit()) {
-                    c.rollback(); // end the read-only transaction the pool's non-autocommit connection started
-                }
-                return result;
-            } catch (SQLException e) {
-                // a read changes nothing: a pooled connection the server has closed is given up for another
-                if (attempt < MAX_ATTEMPTS && connectionLost(e)) {
-                    continue;
-                }
-                throw failure(operation, sessionId, e);
-            }
-        }
-    }
-
-    /**
-     * Whether the connection was lost rather than the statement refused: SQLState class 08
-     * (connection exception) or PostgreSQL's 57P01–57P03 (the server terminated it, is shutting down
-     * or cannot connect now).
-     */
-    static boolean connectionLost(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException) {
-                String state = ((SQLException) t).getSQLState();
-                if (state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
-                        || state.equals("57P03"))) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /**
-     * One transaction at READ COMMITTED, committed when {@code work} returns, rolled back when it
-     * throws; retried from the start when the database says it may succeed on a second try.
-     */
-    private <T> T write(String operation, String sessionId, Work<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            try (Connection c = connection(operation, sessionId)) {
-                return inTransaction(c, work);
-            } catch (SQLException e) {
-                if (attempt < MAX_ATTEMPTS && retryable(e)) {
-                    continue;
-                }
-                throw failure(operation, sessionId, e);
-            }
-        }
-    }
-
-    private <T> T inTransaction(Connection c, Work<T> work) throws SQLException {
-        int isolation = defaultIsolation;
-        if (isolation == UNKNOWN_ISOLATION) {
-            isolation = c.getTransactionIsolation();
-            defaultIsolation = isolation;
-        }
-        boolean setIsolation = isolation != Connection.TRANSACTION_READ_COMMITTED;
-        boolean autoCommit = c.getAutoCommit();
-        if (setIsolation) {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        }
-        if (autoCommit) {
-            c.setAutoCommit(false);
-        }
-        try {
-            T result = work.run(c);
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
-            throw e;
-        } finally {
-            try {
-                if (autoCommit) {
-                    c.setAutoCommit(true);
-                }
-                if (setIsolation) {
-                    c.setTransactionIsolation(isolation);
-                }
-            } catch (SQLException ignored) {
-                // a broken connection: the pool discards it
-            }
-        }
-    }
-
-    private Connection connection(String operation, String sessionId) {
-        try {
-            Connection c = dataSource.getConnection();
-            if (c == null) {
-                throw new SQLException("the DataSource returned no connection");
-            }
-            return c;
-        } catch (SQLException e) {
-            throw new StoreException("JDBC " + operation + " failed" + forSession(sessionId)
-                    + ": no connection from the DataSource (" + reason(e) + ")", e);
-        }
-    }
-
-    /**
-     * Whether a failed transaction may succeed when run again: it was rolled back as a whole by a
-     * serialization failure, a deadlock, a lock timeout (H2's default is only one second) or a
-     * duplicate key from two transactions creating the same session row at once.
-     */
-    static boolean retryable(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException) {
-                String state = ((SQLException) t).getSQLState();
-                if ("40001".equals(state) || "40P01".equals(state) || "23505".equals(state)
-                        || "HYT00".equals(state)) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    private static StoreException failure(String operation, String sessionId, SQLException e) {
-        SQLException cause = databaseError(e);
-        String state = cause.getSQLState() != null ? cause.getSQLState() : e.getSQLState();
-        return new StoreException("JDBC " + operation + " failed" + forSession(sessionId) + " (SQLState "
-                + state + "): " + reason(e), e);
-    }
-
-    /**
-     * The database's own error behind {@code e}: a batch failure's next exception (PostgreSQL reports the
-     * server's error there, and the batch, its SQL and bound values, in the batch exception), else {@code e}.
-     */
-    private static SQLException databaseError(SQLException e) {
-        SQLException next = e.getNextException();
-        return next != null && next != e ? next : e;
-    }
-
-    /**
-     * What the database said, short enough for a log line and without the statement: drivers put the SQL
-     * (H2: {@code "; SQL statement:"} and the text; PostgreSQL's batches: every bound value, message JSON
-     * included) and detail lines (PostgreSQL's {@code Detail:} quotes the row) into their messages, which
-     * would put hundreds of characters of SQL and the conversation's own text into every error. The whole
-     * exception stays the cause.
-     */
-    static String reason(SQLException e) {
-        String message = databaseError(e).getMessage();
-        if (message == null || message.isBlank()) {
-            return e.getClass().getSimpleName();
-        }
-        int statement = message.indexOf("; SQL statement:");
-        if (statement >= 0) {
-            message = message.substring(0, statement);
-        }
-        int aborted = message.indexOf(" was aborted: ");
-        if (message.startsWith("Batch entry ") && aborted >= 0) {
-            message = message.substring(aborted + " was aborted: ".length());
-        }
-        message = message.strip();
-        int newline = message.indexOf('\n');
-        if (newline >= 0) {
-            message = message.substring(0, newline).strip();
-        }
-        if (message.startsWith("ERROR: ")) {
-            message = message.substring("ERROR: ".length()).strip();
-        }
-        if (message.length() > MAX_REASON_LENGTH) {
-            int end = MAX_REASON_LENGTH - 1;
-            if (Character.isHighSurrogate(message.charAt(end - 1))) {
-                end--; // never half a character
-            }
-            message = message.substring(0, end) + "…";
-        }
-        return message;
-    }
-
-    private static String forSession(String sessionId) {
-        return sessionId == null ? "" : " for session '" + sessionId + "'";
     }
 
     // ------------------------------------------------------------------ builder
@@ -924,7 +571,7 @@ public final class JdbcSessionStore implements SessionStore {
                 product = metaData.getDatabaseProductName();
             } catch (SQLException e) {
                 throw new StoreException("cannot detect the SQL dialect: no connection from the DataSource ("
-                        + reason(e) + "); set dialect(...) to build without connecting", e);
+                        + Transactions.reason(e) + "); set dialect(...) to build without connecting", e);
             }
             Dialect detected = Dialect.of(product);
             if (detected == null) {

@@ -16,13 +16,13 @@ class JdbcErrorReasonTest {
     @Test
     void should_cut_a_long_reason_at_the_limit_and_never_inside_a_character_when_the_driver_says_a_lot() {
         // given: a reason whose cut would fall between the two halves of an emoji
-        String text = "x".repeat(JdbcSessionStore.MAX_REASON_LENGTH - 2) + "\uD83D\uDE00" + "y".repeat(500);
+        String text = "x".repeat(Transactions.MAX_REASON_LENGTH - 2) + "\uD83D\uDE00" + "y".repeat(500);
 
         // when
-        String reason = JdbcSessionStore.reason(new SQLException(text, "XX000"));
+        String reason = Transactions.reason(new SQLException(text, "XX000"));
 
         // then
-        assertThat(reason).hasSizeLessThanOrEqualTo(JdbcSessionStore.MAX_REASON_LENGTH).endsWith("x…")
+        assertThat(reason).hasSizeLessThanOrEqualTo(Transactions.MAX_REASON_LENGTH).endsWith("x…")
                 .doesNotContain("y");
     }
 
@@ -34,7 +34,7 @@ class JdbcErrorReasonTest {
                 + "  Call getNextException to see other errors in the batch.", "22001", new int[0]);
 
         // when
-        String reason = JdbcSessionStore.reason(batch);
+        String reason = Transactions.reason(batch);
 
         // then
         assertThat(reason).isEqualTo("value too long for type character varying(8)");
@@ -42,6 +42,6 @@ class JdbcErrorReasonTest {
 
     @Test
     void should_name_the_exception_when_the_driver_gives_no_message() {
-        assertThat(JdbcSessionStore.reason(new SQLException((String) null))).isEqualTo("SQLException");
+        assertThat(Transactions.reason(new SQLException((String) null))).isEqualTo("SQLException");
     }
 }

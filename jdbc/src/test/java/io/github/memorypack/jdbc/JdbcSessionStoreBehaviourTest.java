@@ -278,7 +278,7 @@ abstract class JdbcSessionStoreBehaviourTest {
     private static void assertShortFailure(Throwable failure, String start) {
         assertThat(failure).isInstanceOf(StoreException.class).hasCauseInstanceOf(SQLException.class);
         String message = failure.getMessage();
-        assertThat(message).startsWith(start).hasSizeLessThanOrEqualTo(JdbcSessionStore.MAX_REASON_LENGTH + 120)
+        assertThat(message).startsWith(start).hasSizeLessThanOrEqualTo(Transactions.MAX_REASON_LENGTH + 120)
                 .doesNotContain("\n").doesNotContainIgnoringCase("select ").doesNotContainIgnoringCase("insert into")
                 .doesNotContainIgnoringCase("update ").doesNotContainIgnoringCase("SQL statement");
         List<String> states = new ArrayList<>();

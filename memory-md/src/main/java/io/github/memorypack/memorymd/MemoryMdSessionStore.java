@@ -1,6 +1,5 @@
 package io.github.memorypack.memorymd;
 
-import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.model.TokenCountEstimator;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.NewEntry;
@@ -10,24 +9,15 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
 import io.github.memorypack.core.Summary;
-import io.github.memorypack.core.EntryCodec;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       {@link #compact}, {@link #trim} or {@link #replace}; names never collide (a suffix is added).</li>
  *   <li>{@code .lock}: the cross-process lock file.</li>
  * </ul>
- * Folders are created 0700 and files 0600 where the file system has POSIX permissions. Session ids
+ * Folders are created 0700 and files 0600 where the file system has POSIX permissions. CachedSession ids
  * are validated by {@link SessionIds}, so a folder is always a direct child of the base folder.
  *
  * <h2>Rules</h2>
@@ -106,9 +96,6 @@ public final class MemoryMdSessionStore implements SessionStore {
     static final String MEMORY_MD = "MEMORY.md";
     static final String STATE_JSON = "state.json";
     static final String ARCHIVE = "archive";
-    private static final String LOCK = ".lock";
-    private static final DateTimeFormatter ARCHIVE_TIME =
-            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss.SSSSSSSSS'Z'").withZone(ZoneOffset.UTC);
 
     /** How hard an append works to survive a crash. */
     public enum Durability {
@@ -181,7 +168,8 @@ public final class MemoryMdSessionStore implements SessionStore {
     private final Consumer<String> warnings;
     private final long maxPreloadBytes;
     private final TokenCountEstimator tokenizer;
-    private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
+    private final SessionFiles sessionFiles;
+    private final SessionLocks locks;
     private volatile boolean persistent = true;
 
     private MemoryMdSessionStore(Builder b) {
@@ -193,6 +181,9 @@ public final class MemoryMdSessionStore implements SessionStore {
         this.warnings = b.warnings;
         this.maxPreloadBytes = b.maxPreloadBytes;
         this.tokenizer = b.tokenizer;
+        this.sessionFiles = new SessionFiles(b.files, b.clock, b.durability, b.damagePolicy, b.warnings,
+                b.maxPreloadBytes);
+        this.locks = new SessionLocks(directory, files, sessionFiles);
     }
 
     /**
@@ -230,7 +221,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the MEMORY.md of a session (it may not exist yet)
      */
     public Path memoryFile(String sessionId) {
-        return sessionDir(sessionId).resolve(MEMORY_MD);
+        return locks.sessionDir(sessionId).resolve(MEMORY_MD);
     }
 
     /**
@@ -240,7 +231,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the archive folder of a session (it may not exist yet)
      */
     public Path archiveDirectory(String sessionId) {
-        return sessionDir(sessionId).resolve(ARCHIVE);
+        return locks.sessionDir(sessionId).resolve(ARCHIVE);
     }
 
     /**
@@ -280,7 +271,7 @@ public final class MemoryMdSessionStore implements SessionStore {
         SessionIds.validate(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
-        SessionOp<List<Entry>> op = s -> {
+        SessionLocks.SessionOp<List<Entry>> op = s -> {
             if (idempotencyKey != null) {
                 List<Entry> earlier = s.byKey.get(idempotencyKey);
                 if (earlier != null) {
@@ -299,7 +290,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             if (!persistent) {
                 s.overlay.addAll(stored);
             } else {
-                writeEntries(s, stored);
+                sessionFiles.writeEntries(s, stored);
                 s.entries.addAll(stored);
             }
             List<Entry> result = Collections.unmodifiableList(stored);
@@ -308,13 +299,13 @@ public final class MemoryMdSessionStore implements SessionStore {
             }
             return result;
         };
-        return persistent ? writing(sessionId, true, op) : reading(sessionId, op);
+        return persistent ? locks.writing(sessionId, true, op) : locks.reading(sessionId, op);
     }
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.checkReadRange(fromIndex, maxCount);
-        return reading(sessionId, s -> {
+        return locks.reading(sessionId, s -> {
             List<Entry> out = new ArrayList<>();
             for (Entry e : s.all()) {
                 if (out.size() >= maxCount) {
@@ -331,7 +322,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.checkReadCount(count);
-        return reading(sessionId, s -> {
+        return locks.reading(sessionId, s -> {
             List<Entry> all = s.all();
             return List.copyOf(all.subList(Math.max(0, all.size() - count), all.size()));
         });
@@ -339,45 +330,45 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public long nextIndex(String sessionId) {
-        return reading(sessionId, Session::nextIndex);
+        return locks.reading(sessionId, CachedSession::nextIndex);
     }
 
     @Override
     public SessionState state(String sessionId) {
-        return reading(sessionId, Session::state);
+        return locks.reading(sessionId, CachedSession::state);
     }
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
         Objects.requireNonNull(newState, "newState");
-        SessionOp<Optional<SessionState>> op = s -> {
+        SessionLocks.SessionOp<Optional<SessionState>> op = s -> {
             if (s.state().version() != expectedVersion) {
                 return Optional.empty();
             }
             SessionState stored = newState.withVersion(expectedVersion + 1);
             if (persistent) {
-                writeState(s, stored);
+                sessionFiles.writeState(s, stored);
             } else {
                 s.overlayState = stored;
             }
             return Optional.of(stored);
         };
         // only version 0 can match an unknown session: any other compare fails without creating its folder
-        return persistent ? writing(sessionId, expectedVersion == 0, op) : reading(sessionId, op);
+        return persistent ? locks.writing(sessionId, expectedVersion == 0, op) : locks.reading(sessionId, op);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         List<NewEntry> batch = List.copyOf(entries);
         requirePersistence("replace");
-        writing(sessionId, true, s -> {
+        locks.writing(sessionId, true, s -> {
             Instant now = clock.instant();
             long next = s.nextIndex();
             List<Entry> stored = new ArrayList<>(batch.size());
             for (NewEntry e : batch) {
                 stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
             }
-            rewrite(s, stored, next);
+            sessionFiles.rewrite(s, stored, next);
             return null;
         });
     }
@@ -385,7 +376,7 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void trim(String sessionId, long beforeIndex) {
         requirePersistence("trim");
-        writing(sessionId, false, s -> {
+        locks.writing(sessionId, false, s -> {
             if (s.entries.isEmpty() || s.entries.get(0).index() >= beforeIndex) {
                 return null;
             }
@@ -395,7 +386,7 @@ public final class MemoryMdSessionStore implements SessionStore {
                     kept.add(e); // idempotency keys of dropped entries are forgotten when the file is re-read
                 }
             }
-            rewrite(s, kept, s.nextIndex());
+            sessionFiles.rewrite(s, kept, s.nextIndex());
             return null;
         });
     }
@@ -419,13 +410,13 @@ public final class MemoryMdSessionStore implements SessionStore {
             throw new IllegalArgumentException("summary text must not be blank");
         }
         requirePersistence("compact");
-        return writing(sessionId, true, s -> {
+        return locks.writing(sessionId, true, s -> {
             long next = s.nextIndex();
             int tokens = tokenizer == null ? Entry.UNKNOWN_TOKENS : tokenizer.estimateTokenCountInText(summaryText);
             SessionState state = s.state();
-            writeState(s, state.withSummary(new Summary(summaryText, next, tokens, clock.instant()))
+            sessionFiles.writeState(s, state.withSummary(new Summary(summaryText, next, tokens, clock.instant()))
                     .withVersion(state.version() + 1));
-            return rewrite(s, List.of(), next);
+            return sessionFiles.rewrite(s, List.of(), next);
         });
     }
 
@@ -436,7 +427,7 @@ public final class MemoryMdSessionStore implements SessionStore {
      * @return the warnings, oldest first; empty when there are none
      */
     public List<String> warnings(String sessionId) {
-        return reading(sessionId, s -> List.copyOf(s.warnings));
+        return locks.reading(sessionId, s -> List.copyOf(s.warnings));
     }
 
     @Override
@@ -450,7 +441,7 @@ public final class MemoryMdSessionStore implements SessionStore {
                     ids.add(name);
                 }
             }
-            sessions.forEach((id, s) -> {
+            locks.forEachCached((id, s) -> {
                 if ((!s.overlay.isEmpty() || s.overlayState != null) && !ids.contains(id)) {
                     ids.add(id);
                 }
@@ -465,10 +456,10 @@ public final class MemoryMdSessionStore implements SessionStore {
     @Override
     public void delete(String sessionId) {
         requirePersistence("delete");
-        locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
-            Path dir = sessionDir(sessionId);
+        locks.locked(sessionId, false, true, false, s -> { // no parse first: a damaged session can still be deleted
+            Path dir = locks.sessionDir(sessionId);
             for (String name : files.list(dir)) {
-                if (!name.equals(LOCK)) {
+                if (!name.equals(SessionLocks.LOCK)) {
                     files.deleteTree(dir.resolve(name));
                 }
             }
@@ -479,411 +470,10 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     // ------------------------------------------------------------------------------ internals
 
-    @FunctionalInterface
-    private interface SessionOp<T> {
-        T apply(Session session) throws IOException;
-    }
-
-    private Path sessionDir(String sessionId) {
-        return directory.resolve(SessionIds.validate(sessionId));
-    }
-
     private void requirePersistence(String operation) {
         if (!persistent) {
             throw new IllegalStateException("persistence is switched off: cannot " + operation
                     + " (the files are left untouched)");
-        }
-    }
-
-    /** {@link #locked} for a call that changes no file: a shared lock, so it works on a read-only folder. */
-    private <T> T reading(String sessionId, SessionOp<T> op) {
-        return locked(sessionId, false, false, true, op);
-    }
-
-    /** {@link #locked} for a call that may write: the exclusive lock. */
-    private <T> T writing(String sessionId, boolean create, SessionOp<T> op) {
-        return locked(sessionId, create, true, true, op);
-    }
-
-    /**
-     * Runs {@code op} on the session under the in-process lock and the file lock (exclusive when
-     * {@code write}, else shared), after bringing the cached copy up to date with the files ({@code load};
-     * delete skips it). When the session folder does not exist and {@code create} is false, runs on an
-     * empty session without creating anything.
-     */
-    private <T> T locked(String sessionId, boolean create, boolean write, boolean load, SessionOp<T> op) {
-        Path dir = sessionDir(sessionId);
-        Session session = sessions.computeIfAbsent(sessionId, id -> new Session(dir));
-        Path lockFile = dir.resolve(LOCK);
-        // one lock per lock file for the whole JVM (file locks are per process), forgotten when unused
-        DurableFiles.Held jvmLock = DurableFiles.lockThreads(lockFile);
-        try {
-            synchronized (session) {
-                if (!files.exists(dir)) {
-                    if (!create) {
-                        session.noFiles();
-                        return op.apply(session);
-                    }
-                    files.createDirectories(dir);
-                }
-                try (AutoCloseable ignored = write ? files.lock(lockFile) : files.readLock(lockFile)) {
-                    if (load) {
-                        refresh(session);
-                    }
-                    return op.apply(session);
-                }
-            }
-        } catch (StoreException | IllegalArgumentException | IllegalStateException e) {
-            throw e;
-        } catch (IOException e) {
-            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
-        } catch (Exception e) {
-            throw new StoreException("session '" + sessionId + "' in " + dir + ": " + e, e);
-        } finally {
-            jvmLock.close();
-        }
-    }
-
-    /** Re-reads MEMORY.md and state.json if they changed since this process last saw them. */
-    private void refresh(Session s) throws IOException {
-        FileLayer.FileStamp stamp = files.stamp(s.md);
-        if (stamp == null) {
-            s.clearFile();
-        } else if (!stamp.equals(s.mdStamp)) {
-            load(s, stamp);
-        }
-        FileLayer.FileStamp stateStamp = files.stamp(s.stateFile);
-        if (stateStamp == null) {
-            s.fileState = SessionState.EMPTY;
-            s.stateStamp = null;
-        } else if (!stateStamp.equals(s.stateStamp)) {
-            byte[] json = files.read(s.stateFile);
-            try {
-                s.fileState = EntryCodec.decodeState(new String(json, StandardCharsets.UTF_8));
-            } catch (IllegalArgumentException e) {
-                throw new StoreException(s.stateFile + " does not parse: " + e.getMessage(), e);
-            }
-            s.stateStamp = stateStamp;
-        }
-    }
-
-    private void load(Session s, FileLayer.FileStamp stamp) throws IOException {
-        if (stamp.size() > maxPreloadBytes) {
-            throw new TooLargeException(s.md, stamp.size(), maxPreloadBytes, "is");
-        }
-        byte[] bytes = files.read(s.md);
-        if (bytes == null || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
-            s.clearFile(); // an empty file (for example created by hand): the first write adds the header
-            s.mdStamp = stamp;
-            return;
-        }
-        MemoryMdFormat.Parsed parsed = MemoryMdFormat.parse(bytes, s.md.toString(),
-                damagePolicy == DamagePolicy.SKIP_DAMAGED_BLOCKS);
-        List<String> found = new ArrayList<>(parsed.warnings());
-        Map<String, SystemMessage> sidecar = null;
-        List<Entry> entries = new ArrayList<>(parsed.blocks().size());
-        for (MemoryMdFormat.Block b : parsed.blocks()) {
-            if (b.message() != null) {
-                entries.add(b.toEntry(b.message()));
-                continue;
-            }
-            if (sidecar == null) {
-                sidecar = readSidecar(s);
-            }
-            SystemMessage system = sidecar.get(b.id());
-            if (system != null) {
-                entries.add(b.toEntry(system));
-            } else if (damagePolicy == DamagePolicy.FAIL) {
-                throw new MemoryMdFormatException(s.md.toString(), b.line(),
-                        "system message " + b.id() + " is missing from " + MemoryMdFormat.SIDECAR);
-            } else {
-                found.add(s.md + ", line " + b.line() + ": system message " + b.id() + " is missing from "
-                        + MemoryMdFormat.SIDECAR + " (block skipped)");
-            }
-        }
-        if (parsed.tornAt() >= 0) {
-            found.add(s.md + ", line " + parsed.tornLine() + ": incomplete block left by an interrupted write;"
-                    + " ignored, and moved to " + ARCHIVE + "/torn_<timestamp>.md before the next write");
-        }
-        s.entries.clear();
-        s.entries.addAll(entries);
-        s.byKey.clear();
-        for (Entry e : entries) {
-            e.idempotencyKey().ifPresent(k -> s.byKey.computeIfAbsent(k, x -> new ArrayList<>()).add(e));
-        }
-        s.byKey.replaceAll((k, v) -> Collections.unmodifiableList(v));
-        s.fileNext = parsed.nextIndex();
-        s.format = parsed.format();
-        s.validEnd = parsed.validEnd();
-        int end = (int) parsed.validEnd();
-        // keep one blank line between blocks, also after a hand-written block or a missing final newline
-        s.separator = end == 0 || !parsed.endsWithNewline() ? (end == 0 ? "" : "\n\n")
-                : end >= 2 && bytes[end - 2] == '\n' ? "" : "\n";
-        s.tornAt = parsed.tornAt();
-        s.mdStamp = stamp;
-        s.warnings.clear();
-        s.warnings.addAll(found);
-        for (String w : found) {
-            warnings.accept(w);
-        }
-    }
-
-    private Map<String, SystemMessage> readSidecar(Session s) throws IOException {
-        Map<String, SystemMessage> map = new HashMap<>();
-        byte[] bytes = files.read(s.sidecar);
-        if (bytes == null) {
-            return map;
-        }
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-            String json = unsealed(line);
-            if (json == null) {
-                // a line cut by a crash before its MEMORY.md block was written (no block refers to it), or
-                // a damaged one: its block then reports the message as missing
-                continue;
-            }
-            try {
-                Entry e = EntryCodec.decodeEntry(json);
-                if (e.message() instanceof SystemMessage) {
-                    map.put(e.id(), (SystemMessage) e.message());
-                }
-            } catch (IllegalArgumentException e) {
-                // not an entry: no block can refer to it
-            }
-        }
-        return map;
-    }
-
-    /** A sidecar line: {@code ~<length hex8> <crc32c hex8> <EntryCodec JSON>} (or bare JSON, format 1). */
-    private static String sealedLine(Entry e) {
-        String json = EntryCodec.encodeEntry(e);
-        return "~" + String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length) + " "
-                + EntryCodec.checksum(json) + " " + json + "\n";
-    }
-
-    /** The JSON of a sidecar line whose length and checksum match (or of a format 1 line), else null. */
-    private static String unsealed(String line) {
-        if (line.startsWith("{")) {
-            return line;
-        }
-        if (line.length() < 19 || line.charAt(0) != '~' || line.charAt(9) != ' ' || line.charAt(18) != ' ') {
-            return null;
-        }
-        String json = line.substring(19);
-        boolean fits = line.substring(1, 9).equals(String.format("%08x", json.getBytes(StandardCharsets.UTF_8).length));
-        return fits && line.substring(10, 18).equals(EntryCodec.checksum(json)) ? json : null;
-    }
-
-    /**
-     * Appends the blocks of {@code stored} as one write (after the sidecar lines of its system
-     * messages). A file of an older format is first rewritten in the current one (the old file goes to
-     * the archive). An append that would take the file over {@link Builder#maxPreloadBytes} is refused
-     * before anything is written.
-     */
-    private void writeEntries(Session s, List<Entry> stored) throws IOException {
-        FileLayer.FileStamp stamp = files.stamp(s.md);
-        boolean fresh = stamp == null || s.validEnd == 0;
-        if (!fresh && s.format < MemoryMdFormat.FORMAT) {
-            rewrite(s, new ArrayList<>(s.entries), s.fileNext); // migrate: checksummed blocks from now on
-        }
-        StringBuilder text = new StringBuilder();
-        text.append(fresh ? "" : s.separator);
-        for (int i = 0; i < stored.size(); i++) {
-            text.append(MemoryMdFormat.block(stored.get(i), i == 0 ? stored.size() : 1, false));
-        }
-        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
-        String header = fresh ? MemoryMdFormat.header(clock.instant(), s.nextIndex()) : "";
-        long size = (fresh ? header.getBytes(StandardCharsets.UTF_8).length : s.validEnd) + bytes.length;
-        if (size > maxPreloadBytes) {
-            throw new TooLargeException(s.md, size, maxPreloadBytes, "would be");
-        }
-        if (fresh) {
-            files.writeAtomically(s.md, header.getBytes(StandardCharsets.UTF_8));
-            load(s, files.stamp(s.md));
-        }
-        if (s.tornAt >= 0) {
-            byte[] all = files.read(s.md);
-            byte[] torn = Arrays.copyOfRange(all, (int) s.tornAt, all.length);
-            archive(s, "torn", torn);
-            s.tornAt = -1;
-        }
-        appendSidecar(s, stored);
-        try {
-            files.writeAt(s.md, s.validEnd, bytes, durability == Durability.SYNC);
-        } catch (IOException e) {
-            s.mdStamp = null; // re-read next time, whatever happened
-            try {
-                files.truncate(s.md, s.validEnd);
-            } catch (IOException again) {
-                e.addSuppressed(again); // the next read ignores the partial batch, the next append cuts it off
-            }
-            throw e;
-        }
-        s.validEnd += bytes.length;
-        s.separator = "";
-        s.fileNext = Math.max(s.fileNext, stored.get(stored.size() - 1).index() + 1);
-        s.mdStamp = files.stamp(s.md);
-    }
-
-    /** Appends the system messages of a batch to system.jsonl, forced, before any block refers to them. */
-    private void appendSidecar(Session s, List<Entry> stored) throws IOException {
-        StringBuilder lines = new StringBuilder();
-        for (Entry e : stored) {
-            if (e.message() instanceof SystemMessage) {
-                lines.append(sealedLine(e));
-            }
-        }
-        if (lines.length() == 0) {
-            return;
-        }
-        FileLayer.FileStamp stamp = files.stamp(s.sidecar);
-        long size = stamp == null ? 0 : stamp.size();
-        if (size > 0) {
-            byte[] existing = files.read(s.sidecar);
-            if (existing[existing.length - 1] != '\n') {
-                lines.insert(0, '\n');
-            }
-        }
-        files.writeAt(s.sidecar, size, lines.toString().getBytes(StandardCharsets.UTF_8), true);
-    }
-
-    /**
-     * Archives the current MEMORY.md (if any), then atomically replaces it with a fresh header, the
-     * session's summary block (if it has a summary) and {@code kept}.
-     */
-    private Optional<Path> rewrite(Session s, List<Entry> kept, long nextIndex) throws IOException {
-        StringBuilder text = new StringBuilder(MemoryMdFormat.header(clock.instant(), nextIndex));
-        s.state().summary().ifPresent(summary -> text.append(MemoryMdFormat.summaryBlock(summary)));
-        for (Entry e : kept) {
-            text.append(MemoryMdFormat.block(e, 1, false));
-        }
-        byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
-        if (bytes.length > maxPreloadBytes) {
-            throw new TooLargeException(s.md, bytes.length, maxPreloadBytes, "would be");
-        }
-        Path archived = null;
-        byte[] current = files.read(s.md);
-        if (current != null) {
-            archived = archive(s, "history", current);
-        }
-        appendSidecar(s, notInSidecar(s, kept));
-        files.writeAtomically(s.md, bytes);
-        s.mdStamp = null;
-        load(s, files.stamp(s.md));
-        return Optional.ofNullable(archived);
-    }
-
-    /** The system messages of {@code entries} that system.jsonl does not hold (new, or written by hand in MEMORY.md). */
-    private List<Entry> notInSidecar(Session s, List<Entry> entries) throws IOException {
-        List<Entry> missing = new ArrayList<>();
-        Map<String, SystemMessage> sidecar = null;
-        for (Entry e : entries) {
-            if (e.message() instanceof SystemMessage) {
-                sidecar = sidecar == null ? readSidecar(s) : sidecar;
-                if (!e.message().equals(sidecar.get(e.id()))) {
-                    missing.add(e);
-                }
-            }
-        }
-        return missing;
-    }
-
-    /** Writes {@code bytes} to a new, never-colliding {@code archive/<prefix>_<timestamp>[-n].md}. */
-    private Path archive(Session s, String prefix, byte[] bytes) throws IOException {
-        Path dir = s.dir.resolve(ARCHIVE);
-        files.createDirectories(dir);
-        String base = prefix + "_" + ARCHIVE_TIME.format(clock.instant());
-        for (int n = 0; ; n++) {
-            Path target = dir.resolve(base + (n == 0 ? "" : "-" + n) + ".md");
-            try {
-                files.createNew(target, bytes);
-                return target;
-            } catch (FileAlreadyExistsException e) {
-                // same timestamp as an earlier archive: try the next suffix
-            }
-        }
-    }
-
-    private void writeState(Session s, SessionState state) throws IOException {
-        files.writeAtomically(s.stateFile, EntryCodec.encodeState(state).getBytes(StandardCharsets.UTF_8));
-        s.fileState = state;
-        s.stateStamp = files.stamp(s.stateFile);
-    }
-
-    /** What this process knows about one session; guarded by its monitor and the session locks. */
-    private static final class Session {
-        final Path dir;
-        final Path md;
-        final Path stateFile;
-        final Path sidecar;
-        final List<Entry> entries = new ArrayList<>();
-        final Map<String, List<Entry>> byKey = new HashMap<>();
-        final List<String> warnings = new ArrayList<>();
-        /** Appended while persistence was off: in memory only. */
-        final List<Entry> overlay = new ArrayList<>();
-        SessionState overlayState;
-        FileLayer.FileStamp mdStamp;
-        FileLayer.FileStamp stateStamp;
-        SessionState fileState = SessionState.EMPTY;
-        long fileNext;
-        int format = MemoryMdFormat.FORMAT;
-        long validEnd;
-        String separator = "";
-        long tornAt = -1;
-
-        Session(Path dir) {
-            this.dir = dir;
-            this.md = dir.resolve(MEMORY_MD);
-            this.stateFile = dir.resolve(STATE_JSON);
-            this.sidecar = dir.resolve(MemoryMdFormat.SIDECAR);
-        }
-
-        long nextIndex() {
-            long next = fileNext;
-            if (!overlay.isEmpty()) {
-                next = Math.max(next, overlay.get(overlay.size() - 1).index() + 1);
-            }
-            return next;
-        }
-
-        SessionState state() {
-            return overlayState != null ? overlayState : fileState;
-        }
-
-        List<Entry> all() {
-            if (overlay.isEmpty()) {
-                return entries;
-            }
-            List<Entry> all = new ArrayList<>(entries);
-            all.addAll(overlay);
-            all.sort((a, b) -> Long.compare(a.index(), b.index()));
-            return all;
-        }
-
-        void clearFile() {
-            entries.clear();
-            byKey.clear();
-            warnings.clear();
-            for (Entry e : overlay) {
-                e.idempotencyKey().ifPresent(k -> byKey.put(k, List.of(e)));
-            }
-            mdStamp = null;
-            fileNext = 0;
-            format = MemoryMdFormat.FORMAT;
-            validEnd = 0;
-            separator = "";
-            tornAt = -1;
-        }
-
-        void noFiles() {
-            clearFile();
-            fileState = SessionState.EMPTY;
-            stateStamp = null;
-        }
-
-        void reset() {
-            overlay.clear();
-            overlayState = null;
-            noFiles();
         }
     }
 

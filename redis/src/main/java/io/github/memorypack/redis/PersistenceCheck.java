@@ -63,13 +63,13 @@ final class PersistenceCheck {
                     new CommandArguments(Protocol.Command.CONFIG).add("GET").add("appendonly"));
             List<?> pair = (List<?>) reply;
             if (pair.size() == 2) {
-                return "yes".equals(RedisSessionStore.text(pair.get(1)));
+                return "yes".equals(RedisRecords.text(pair.get(1)));
             }
         } catch (JedisDataException e) {
             // CONFIG renamed away (rename-command CONFIG "") or not permitted by the ACL: ask INFO
         }
         try {
-            String info = RedisSessionStore.text(
+            String info = RedisRecords.text(
                     connection.executeCommand(new CommandArguments(Protocol.Command.INFO).add("persistence")));
             if (info.contains("aof_enabled:1")) {
                 return true;

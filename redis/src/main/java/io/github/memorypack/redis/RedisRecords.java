@@ -8,6 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The stored forms of entries and states, and their checks on read.
@@ -182,5 +184,46 @@ final class RedisRecords {
             }
         }
         return true;
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static List<byte[]> bytes(List<String> texts) {
+        List<byte[]> out = new ArrayList<>(texts.size());
+        for (String text : texts) {
+            out.add(bytes(text));
+        }
+        return out;
+    }
+
+    /**
+     * The field of an idempotency key in the session's key hash, one per key: its UTF-8 bytes (as
+     * always), or, for a key that holds a lone surrogate, {@code 0xFF} followed by its UTF-16 code
+     * units. UTF-8 turns a lone surrogate into {@code ?}, which would make such a key and the same
+     * key with a {@code ?} one key; {@code 0xFF} never occurs in UTF-8.
+     */
+    static byte[] keyField(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) ? i + 1 < key.length()
+                    && Character.isLowSurrogate(key.charAt(++i)) : !Character.isLowSurrogate(c);
+            if (!paired) { // by hand: every charset encoder replaces a lone surrogate
+                byte[] field = new byte[1 + 2 * key.length()];
+                field[0] = (byte) 0xFF;
+                for (int j = 0; j < key.length(); j++) {
+                    field[1 + 2 * j] = (byte) (key.charAt(j) >> 8);
+                    field[2 + 2 * j] = (byte) key.charAt(j);
+                }
+                return field;
+            }
+        }
+        return bytes(key);
+    }
+
+    /** A reply (bulk string or other) as text. */
+    static String text(Object reply) {
+        return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 }

@@ -1,5 +1,9 @@
 package io.github.memorypack.redis;
 
+import static io.github.memorypack.redis.RedisRecords.bytes;
+import static io.github.memorypack.redis.RedisRecords.keyField;
+import static io.github.memorypack.redis.RedisRecords.text;
+
 import io.github.memorypack.core.CorruptRecordException;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.EntryCodec;
@@ -9,7 +13,6 @@ import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,14 +26,11 @@ import java.util.TreeSet;
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.exceptions.JedisException;
-import redis.clients.jedis.util.JedisURIHelper;
 
 /**
  * A {@link SessionStore} in Redis, for applications that run on several instances: every instance
@@ -371,47 +371,6 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         return ((Number) reply).longValue() > 0;
     }
 
-    private static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /**
-     * The field of an idempotency key in the session's key hash, one per key: its UTF-8 bytes (as
-     * always), or, for a key that holds a lone surrogate, {@code 0xFF} followed by its UTF-16 code
-     * units. UTF-8 turns a lone surrogate into {@code ?}, which would make such a key and the same
-     * key with a {@code ?} one key; {@code 0xFF} never occurs in UTF-8.
-     */
-    static byte[] keyField(String key) {
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            boolean paired = Character.isHighSurrogate(c) ? i + 1 < key.length()
-                    && Character.isLowSurrogate(key.charAt(++i)) : !Character.isLowSurrogate(c);
-            if (!paired) { // by hand: every charset encoder replaces a lone surrogate
-                byte[] field = new byte[1 + 2 * key.length()];
-                field[0] = (byte) 0xFF;
-                for (int j = 0; j < key.length(); j++) {
-                    field[1 + 2 * j] = (byte) (key.charAt(j) >> 8);
-                    field[2 + 2 * j] = (byte) key.charAt(j);
-                }
-                return field;
-            }
-        }
-        return bytes(key);
-    }
-
-    private static List<byte[]> bytes(List<String> texts) {
-        List<byte[]> out = new ArrayList<>(texts.size());
-        for (String text : texts) {
-            out.add(bytes(text));
-        }
-        return out;
-    }
-
-    /** A reply (bulk string or other) as text. */
-    static String text(Object reply) {
-        return reply instanceof byte[] ? new String((byte[]) reply, StandardCharsets.UTF_8) : String.valueOf(reply);
-    }
-
     /**
      * Builds a {@link RedisSessionStore}. Connect either to {@link #host}/{@link #port} (default
      * {@value #DEFAULT_HOST}:{@value #DEFAULT_PORT}), to a {@link #uri} ({@code redis://} or
@@ -424,30 +383,30 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      */
     public static final class Builder {
 
-        private UnifiedJedis client;
-        private String host;
-        private Integer port;
-        private URI uri;
-        private Set<HostAndPort> clusterNodes;
-        private String user;
-        private String password;
-        private Duration connectTimeout;
-        private Duration socketTimeout;
-        private Boolean ssl;
-        private SSLSocketFactory sslSocketFactory;
-        private SSLParameters sslParameters;
-        private HostnameVerifier hostnameVerifier;
-        private Integer jedisClusterMaxAttempts;
-        private Duration jedisClusterMaxTotalRetriesDuration;
-        private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration ttl;
-        private Clock clock = Clock.systemUTC();
-        private int retryAttempts = DEFAULT_RETRY_ATTEMPTS;
-        private Duration retryDuration = DEFAULT_RETRY_DURATION;
-        private int replicas;
-        private Duration replicaTimeout;
-        private Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
-        private boolean writeTokens = true;
+        UnifiedJedis client;
+        String host;
+        Integer port;
+        URI uri;
+        Set<HostAndPort> clusterNodes;
+        String user;
+        String password;
+        Duration connectTimeout;
+        Duration socketTimeout;
+        Boolean ssl;
+        SSLSocketFactory sslSocketFactory;
+        SSLParameters sslParameters;
+        HostnameVerifier hostnameVerifier;
+        Integer jedisClusterMaxAttempts;
+        Duration jedisClusterMaxTotalRetriesDuration;
+        String keyPrefix = DEFAULT_KEY_PREFIX;
+        Duration ttl;
+        Clock clock = Clock.systemUTC();
+        int retryAttempts = DEFAULT_RETRY_ATTEMPTS;
+        Duration retryDuration = DEFAULT_RETRY_DURATION;
+        int replicas;
+        Duration replicaTimeout;
+        Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
+        boolean writeTokens = true;
 
         private Builder() {
         }
@@ -813,69 +772,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 }
                 return checked(new RedisSessionStore(client, false, this), "the Redis server of the given client");
             }
-            int targets = (host != null || port != null ? 1 : 0) + (uri != null ? 1 : 0)
-                    + (clusterNodes != null ? 1 : 0);
-            if (targets > 1) {
-                throw new IllegalStateException("set only one of host/port, uri and clusterNodes");
-            }
-            int socketMillis = millis("socketTimeout", socketTimeout, DEFAULT_SOCKET_TIMEOUT);
-            DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                    .connectionTimeoutMillis(millis("connectTimeout", connectTimeout, DEFAULT_CONNECT_TIMEOUT))
-                    .socketTimeoutMillis(socketMillis)
-                    .user(user)
-                    .password(password)
-                    .sslSocketFactory(sslSocketFactory)
-                    .sslParameters(sslParameters)
-                    .hostnameVerifier(hostnameVerifier);
-            boolean useSsl = Boolean.TRUE.equals(ssl);
-            HostAndPort address = new HostAndPort(host == null ? DEFAULT_HOST : host, port == null ? DEFAULT_PORT : port);
-            if (uri != null) {
-                if (!JedisURIHelper.isValid(uri)
-                        || !(JedisURIHelper.isRedisScheme(uri) || JedisURIHelper.isRedisSSLScheme(uri))) {
-                    throw new IllegalArgumentException("uri must be redis://host[:port] or rediss://…, was " + uri);
-                }
-                address = JedisURIHelper.getHostAndPort(uri);
-                useSsl |= JedisURIHelper.isRedisSSLScheme(uri);
-                config.database(JedisURIHelper.getDBIndex(uri));
-                if (JedisURIHelper.getPassword(uri) != null && user == null && password == null) {
-                    config.user(JedisURIHelper.getUser(uri)).password(JedisURIHelper.getPassword(uri));
-                }
-            }
-            config.ssl(useSsl);
-            if (clusterNodes != null) {
-                if (clusterNodes.isEmpty()) {
-                    throw new IllegalArgumentException("clusterNodes must not be empty");
-                }
-                int attempts = jedisClusterMaxAttempts == null ? JedisCluster.DEFAULT_MAX_ATTEMPTS
-                        : jedisClusterMaxAttempts;
-                Duration jedisRetries = jedisClusterMaxTotalRetriesDuration == null
-                        ? Duration.ofMillis((long) socketMillis * attempts) : jedisClusterMaxTotalRetriesDuration;
-                JedisCluster cluster;
-                try {
-                    cluster = new JedisCluster(clusterNodes, config.build(), attempts, jedisRetries);
-                } catch (JedisException e) {
-                    throw new StoreException("cannot read the Redis Cluster topology from " + clusterNodes, e);
-                }
-                return checked(new RedisSessionStore(cluster, true, this), null);
-            }
-            if (address.getPort() < 1 || address.getPort() > 65_535) {
-                throw new IllegalArgumentException("port must be 1-65535, was " + address.getPort());
-            }
-            return checked(new RedisSessionStore(new JedisPooled(address, config.build()), true, this),
-                    address.toString());
+            RedisConnections.Opened opened = RedisConnections.open(this);
+            return checked(new RedisSessionStore(opened.client(), true, this), opened.standaloneName());
         }
 
         private static RedisSessionStore checked(RedisSessionStore store, String standaloneName) {
             PersistenceCheck.warnIfOff(store.jedis, standaloneName);
             return store;
-        }
-
-        private static int millis(String name, Duration value, Duration fallback) {
-            Duration d = value == null ? fallback : value;
-            if (d.isNegative() || d.isZero() || d.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException(name + " must be positive and at most Integer.MAX_VALUE ms, was " + d);
-            }
-            return (int) d.toMillis();
         }
     }
 }

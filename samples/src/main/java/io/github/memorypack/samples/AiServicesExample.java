@@ -7,6 +7,7 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.replay.Strategy;
 import java.nio.file.Path;
 import java.util.Optional;
 

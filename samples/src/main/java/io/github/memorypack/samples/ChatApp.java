@@ -15,6 +15,8 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.Conversations;
 import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.replay.Replay;
+import io.github.memorypack.replay.Strategy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,6 +5,9 @@ import dev.langchain4j.model.chat.ChatModel;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.replay.Conversation;
+import io.github.memorypack.replay.Replay;
+import io.github.memorypack.replay.Strategy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -123,7 +126,7 @@ public final class Comparison {
                     StoreKind.of(values.getOrDefault("store", StoreKind.FILE.label())),
                     Path.of(out),
                     Boolean.parseBoolean(values.getOrDefault("offline", "false")),
-                    decimal(values, "cachedPrice", ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR),
+                    decimal(values, "cachedPrice", Replay.DEFAULT_CACHED_PRICE_FACTOR),
                     number(values, "threads", 0));
         }
 

@@ -1,5 +1,8 @@
 package io.github.memorypack.samples;
 
+import io.github.memorypack.replay.Conversation;
+import io.github.memorypack.replay.Replay;
+import io.github.memorypack.replay.Strategy;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -34,8 +37,6 @@ public record ComparisonReport(List<Replay.Result> results, String header, Strin
     public static final String TABLE_FILE = "comparison.md";
     public static final String CHART_FILE = "tokens-per-request.png";
     public static final String COST_CHART_FILE = "effective-cost-per-request.png";
-    /** What cached input tokens cost by default, as a share of uncached ones (Anthropic's and OpenAI's newest models). */
-    public static final double DEFAULT_CACHED_PRICE_FACTOR = 0.1;
     public static final String HTML_FILE = "report.html";
     public static final int CHART_WIDTH = 1000;
     public static final int CHART_HEIGHT = 560;

@@ -8,6 +8,7 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.file.FileSessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.replay.Strategy;
 import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package io.github.memorypack.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.memorypack.memorymd.MemoryMdSessionStore;
+import io.github.memorypack.replay.Strategy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

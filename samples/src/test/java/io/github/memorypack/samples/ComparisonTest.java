@@ -3,6 +3,9 @@ package io.github.memorypack.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.memorypack.replay.Conversation;
+import io.github.memorypack.replay.Replay;
+import io.github.memorypack.replay.Strategy;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
@@ -95,7 +98,7 @@ class ComparisonTest {
         assertThat(chart.getHeight()).isEqualTo(ComparisonReport.CHART_HEIGHT);
         String html = Files.readString(report.htmlFile());
         assertThat(html).contains("<table id=\"comparison\">", "<img src=\"" + ComparisonReport.CHART_FILE + "\"");
-        for (List<String> row : ComparisonReport.rows(report.results(), ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR)) {
+        for (List<String> row : ComparisonReport.rows(report.results(), Replay.DEFAULT_CACHED_PRICE_FACTOR)) {
             assertThat(html).contains("<td>" + row.get(0) + "</td>", "<td class=\"n\">" + row.get(5) + "</td>");
         }
         assertThat(printed).contains("OFFLINE", report.table(), TURNS + 2 + "/" + (TURNS + 2) + " turns");

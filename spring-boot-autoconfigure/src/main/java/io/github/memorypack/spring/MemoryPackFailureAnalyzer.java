@@ -74,7 +74,7 @@ final class MemoryPackFailureAnalyzer implements FailureAnalyzer, Ordered {
         for (ObjectError error : invalid.getValidationErrors().getAllErrors()) {
             String message = String.valueOf(error.getDefaultMessage());
             if (error instanceof FieldError field) {
-                String property = MemoryPackProperties.property(field.getField());
+                String property = PropertiesCheck.property(field.getField());
                 ConfigurationProperty bound = lookUp(property);
                 Origin origin = Origin.from(field);
                 blocks.add(block(property, bound != null ? bound.getValue() : field.getRejectedValue(),
@@ -84,7 +84,7 @@ final class MemoryPackFailureAnalyzer implements FailureAnalyzer, Ordered {
                 blocks.add("    Reason: " + message);
             }
             Object[] arguments = error.getArguments();
-            fixes.add(MemoryPackProperties.INVALID.equals(error.getCode()) && arguments != null && arguments.length == 1
+            fixes.add(PropertiesCheck.INVALID.equals(error.getCode()) && arguments != null && arguments.length == 1
                     ? String.valueOf(arguments[0]) : "Correct the value.");
         }
         return new FailureAnalysis(HEADER + "\n\n" + String.join("\n\n", blocks), String.join("\n", fixes), e);

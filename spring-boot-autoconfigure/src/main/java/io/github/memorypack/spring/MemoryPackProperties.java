@@ -1,7 +1,6 @@
 package io.github.memorypack.spring;
 
 import io.github.memorypack.core.Experimental;
-import io.github.memorypack.core.Tokenizers;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -104,93 +103,7 @@ public class MemoryPackProperties implements Validator {
      */
     @Override
     public void validate(Object target, Errors errors) {
-        MemoryPackProperties p = (MemoryPackProperties) target;
-        atLeast(errors, "contextTokens", p.contextTokens, 1, "no ceiling");
-        atLeast(errors, "viewCacheSize", p.viewCacheSize, 0, "the shared cache");
-        atLeast(errors, "window.maxMessages", p.window.maxMessages, 1, "20 messages when no window limit is set");
-        atLeast(errors, "window.maxTurns", p.window.maxTurns, 1, "20 messages when no window limit is set");
-        atLeast(errors, "window.maxTokens", p.window.maxTokens, 1, "20 messages when no window limit is set");
-        atLeast(errors, "summary.foldEveryTurns", p.summary.foldEveryTurns, 1, "a fold after every turn");
-        atLeast(errors, "summaryBuffer.maxBufferTokens", p.summaryBuffer.maxBufferTokens, 1, "2000");
-        atLeast(errors, "summaryBuffer.lowWatermark", p.summaryBuffer.lowWatermark, 0, "half of max-buffer-tokens");
-        atLeast(errors, "summarizer.maxSummaryTokens", p.summarizer.maxSummaryTokens, 1, "the summarizer's own cap");
-        if (p.summarizer.timeout == null || p.summarizer.timeout.isNegative() || p.summarizer.timeout.isZero()) {
-            reject(errors, "summarizer.timeout", "must be positive, was " + p.summarizer.timeout,
-                    "Set memory-pack.summarizer.timeout to a positive duration such as 60s (the default).");
-        }
-        Duration maxWait = p.concurrentSends.maxWait;
-        if (maxWait == null || maxWait.isNegative() || maxWait.isZero()) {
-            reject(errors, "concurrentSends.maxWait", "must be positive, was " + maxWait,
-                    "Set memory-pack.concurrent-sends.max-wait to a positive duration such as 30s (the default).");
-        }
-        if (p.store.redis.ttl != null && p.store.redis.ttl.toMillis() < 1) {
-            reject(errors, "store.redis.ttl", "must be at least 1ms, was " + p.store.redis.ttl,
-                    "Set memory-pack.store.redis.ttl to a positive duration such as 30d, or remove it so that"
-                            + " sessions never expire.");
-        }
-        if (p.store.redis.retryDuration != null && p.store.redis.retryDuration.isNegative()) {
-            reject(errors, "store.redis.retryDuration", "must be zero or more, was " + p.store.redis.retryDuration,
-                    "Set memory-pack.store.redis.retry-duration to a duration such as 10s (the default), or 0s to"
-                            + " fail at once.");
-        }
-        if (p.tokenizerModel != null) {
-            try {
-                Tokenizers.forModel(p.tokenizerModel);
-            } catch (IllegalArgumentException e) {
-                reject(errors, "tokenizerModel", "is no OpenAI model family whose encoding is known (was '"
-                        + p.tokenizerModel + "')", "Remove memory-pack.tokenizer-model to count with o200k_base (a sound"
-                        + " estimate for other providers' models too), or name a model of the encoding wanted"
-                        + " (gpt-4o or gpt-4o-mini for o200k_base, gpt-4 or gpt-3.5-turbo for cl100k_base).");
-            }
-        }
-        if (p.strategy == Strategy.WINDOW) {
-            int limits = (p.window.maxMessages != null ? 1 : 0) + (p.window.maxTurns != null ? 1 : 0)
-                    + (p.window.maxTokens != null ? 1 : 0);
-            if (limits > 1) {
-                reject(errors, p.window.maxTurns != null ? "window.maxTurns" : "window.maxTokens",
-                        "is one of " + limits + " window limits set", "Set only one of memory-pack.window.max-messages,"
-                                + " memory-pack.window.max-turns and memory-pack.window.max-tokens.");
-            }
-            if (p.contextTokens != null) {
-                reject(errors, "contextTokens", "does not apply to memory-pack.strategy=window",
-                        "Remove memory-pack.context-tokens, and bound the window's request with"
-                                + " memory-pack.window.max-tokens instead.");
-            }
-        }
-        if (p.strategy == Strategy.SUMMARY_BUFFER && p.summaryBuffer.lowWatermark != null
-                && p.summaryBuffer.lowWatermark >= p.summaryBuffer.maxBufferTokens) {
-            reject(errors, "summaryBuffer.lowWatermark", "must be below memory-pack.summary-buffer.max-buffer-tokens ("
-                    + p.summaryBuffer.maxBufferTokens + ")", "Set memory-pack.summary-buffer.low-watermark below "
-                    + p.summaryBuffer.maxBufferTokens + ", or remove it for half of max-buffer-tokens.");
-        }
-        if (p.store.type == StoreType.FILE && p.store.file.directory == null) {
-            reject(errors, "store.file.directory", "is required with memory-pack.store.type=file",
-                    "Set memory-pack.store.file.directory to the folder the sessions are kept in (it is created if"
-                            + " missing).");
-        }
-    }
-
-    private static void atLeast(Errors errors, String field, Integer value, int min, String unset) {
-        if (value != null && value < min) {
-            reject(errors, field, "must be at least " + min + ", was " + value, "Set " + property(field)
-                    + " to " + min + " or more, or remove it for the default (" + unset + ").");
-        }
-    }
-
-    /**
-     * Rejects {@code field} with a message that starts with the property's name; the fix goes along as
-     * the error's only argument, for {@link MemoryPackFailureAnalyzer}.
-     */
-    static void reject(Errors errors, String field, String problem, String fix) {
-        errors.rejectValue(field, INVALID, new Object[] {fix}, property(field) + " " + problem);
-    }
-
-    /** The error code of every rejection. */
-    static final String INVALID = "memory-pack.invalid";
-
-    /** {@code summaryBuffer.maxBufferTokens} → {@code memory-pack.summary-buffer.max-buffer-tokens}. */
-    static String property(String field) {
-        return "memory-pack." + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+        PropertiesCheck.validate((MemoryPackProperties) target, errors);
     }
 
     /** @return the strategy; default {@link Strategy#WINDOW} */

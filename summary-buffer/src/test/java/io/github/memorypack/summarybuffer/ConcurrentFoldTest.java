@@ -12,6 +12,7 @@ import io.github.memorypack.core.MemoryListener;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Summary;
+import io.github.memorypack.testkit.SampleMessages.RecordingSummarizer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

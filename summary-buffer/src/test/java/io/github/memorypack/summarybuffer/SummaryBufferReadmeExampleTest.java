@@ -13,6 +13,7 @@ import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.testkit.SampleMessages.ScriptedModel;
 import org.junit.jupiter.api.Test;
 
 /** The summary-buffer examples of the root README and core/README.md, verbatim, with scripted chat and summarizer models. */

@@ -1,6 +1,5 @@
 package io.github.memorypack.summary;
 
-import io.github.memorypack.testkit.MutableClock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,6 +16,10 @@ import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summary;
 import io.github.memorypack.core.SummaryMessage;
 import io.github.memorypack.core.TokenAccounting;
+import io.github.memorypack.testkit.MutableClock.ManualExecutor;
+import io.github.memorypack.testkit.MutableClock;
+import io.github.memorypack.testkit.SampleMessages.RecordingSummarizer;
+import io.github.memorypack.testkit.SampleMessages.ScriptedFailure;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -11,6 +11,7 @@ import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
+import io.github.memorypack.testkit.SampleMessages.ScriptedModel;
 import org.junit.jupiter.api.Test;
 
 /** The summary example of core/README.md, verbatim, with scripted chat and summarizer models. */

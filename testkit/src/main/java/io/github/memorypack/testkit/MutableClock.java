@@ -5,11 +5,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * A {@link Clock} that stands still until a test moves it, so tests control time instead of
- * sleeping. Thread-safe; always in UTC.
+ * sleeping. Thread-safe; always in UTC. {@link ManualExecutor} does the same for background work.
  */
 public final class MutableClock extends Clock {
 
@@ -64,5 +67,51 @@ public final class MutableClock extends Clock {
             throw new UnsupportedOperationException("MutableClock is UTC only, asked for " + zone);
         }
         return this;
+    }
+
+    /**
+     * An {@link Executor} that queues tasks until the test runs them ({@link #runAll()}): background
+     * work made deterministic, as the clock makes time. Thread-safe.
+     */
+    public static final class ManualExecutor implements Executor {
+
+        private final Deque<Runnable> queue = new ArrayDeque<>();
+
+        /** An executor with nothing queued. */
+        public ManualExecutor() {
+        }
+
+        /**
+         * Queues {@code command}; nothing runs until {@link #runAll()}.
+         *
+         * @param command the task
+         */
+        @Override
+        public synchronized void execute(Runnable command) {
+            queue.addLast(command);
+        }
+
+        /**
+         * The tasks queued and not yet run.
+         *
+         * @return how many tasks wait
+         */
+        public synchronized int pending() {
+            return queue.size();
+        }
+
+        /** Runs every queued task on the calling thread, oldest first, including tasks they queue. */
+        public void runAll() {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    next = queue.pollFirst();
+                }
+                if (next == null) {
+                    return;
+                }
+                next.run();
+            }
+        }
     }
 }

@@ -1416,4 +1416,98 @@ public abstract class SessionStoreContract {
             assertThat(before == null || before < i).as("writer %s: %s after %s", parts[0], i, before).isTrue();
         }
     }
+
+    /**
+     * A store that forwards every call to {@code delegate}: extend it and override the one method a
+     * test changes (a store that counts appends, loses a race, breaks one rule). Forwards the
+     * LangChain4j {@code ChatMemoryStore} face and the capabilities too, so only what a subclass
+     * overrides differs from the delegate; in particular {@code updateMessages} runs on the delegate,
+     * so an overridden {@code append} does not see the appends it makes (a store that must see them
+     * implements {@link SessionStore} itself and keeps its default methods).
+     */
+    public abstract static class ForwardingSessionStore implements SessionStore {
+
+        /** The store every call goes to. */
+        protected final SessionStore delegate;
+
+        /**
+         * A store that forwards to {@code delegate}.
+         *
+         * @param delegate the store every call goes to
+         */
+        protected ForwardingSessionStore(SessionStore delegate) {
+            this.delegate = java.util.Objects.requireNonNull(delegate, "delegate");
+        }
+
+        @Override
+        public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
+            return delegate.append(sessionId, entries, idempotencyKey);
+        }
+
+        @Override
+        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+            return delegate.read(sessionId, fromIndex, maxCount);
+        }
+
+        @Override
+        public List<Entry> readLast(String sessionId, int count) {
+            return delegate.readLast(sessionId, count);
+        }
+
+        @Override
+        public long nextIndex(String sessionId) {
+            return delegate.nextIndex(sessionId);
+        }
+
+        @Override
+        public SessionState state(String sessionId) {
+            return delegate.state(sessionId);
+        }
+
+        @Override
+        public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion,
+                                                         SessionState newState) {
+            return delegate.compareAndSetState(sessionId, expectedVersion, newState);
+        }
+
+        @Override
+        public void replace(String sessionId, List<NewEntry> entries) {
+            delegate.replace(sessionId, entries);
+        }
+
+        @Override
+        public void trim(String sessionId, long beforeIndex) {
+            delegate.trim(sessionId, beforeIndex);
+        }
+
+        @Override
+        public List<String> sessions() {
+            return delegate.sessions();
+        }
+
+        @Override
+        public void delete(String sessionId) {
+            delegate.delete(sessionId);
+        }
+
+        @Override
+        public Optional<Path> derivedDataDirectory(String kind) {
+            return delegate.derivedDataDirectory(kind);
+        }
+
+        @Override
+        public List<ChatMessage> getMessages(Object memoryId) {
+            return delegate.getMessages(memoryId);
+        }
+
+        @Override
+        public void updateMessages(Object memoryId, List<ChatMessage> messages) {
+            delegate.updateMessages(memoryId, messages);
+        }
+
+        @Override
+        public void deleteMessages(Object memoryId) {
+            delegate.deleteMessages(memoryId);
+        }
+    }
 }

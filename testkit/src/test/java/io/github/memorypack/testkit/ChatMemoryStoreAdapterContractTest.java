@@ -2,6 +2,7 @@ package io.github.memorypack.testkit;
 
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
+import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.SessionStore;
 import java.time.Clock;
 
@@ -22,11 +23,11 @@ class ChatMemoryStoreAdapterContractTest extends SessionStoreContract {
     @Override
     protected SessionStore createStore(Clock clock) {
         wrapped = newWrappedStore();
-        return SessionStore.of(wrapped, clock);
+        return MemoryOptions.sessionStore(wrapped, clock);
     }
 
     @Override
     protected SessionStore reopen(SessionStore store) {
-        return SessionStore.of(wrapped, clock());
+        return MemoryOptions.sessionStore(wrapped, clock());
     }
 }

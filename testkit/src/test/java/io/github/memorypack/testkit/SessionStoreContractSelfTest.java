@@ -10,6 +10,7 @@ import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.testkit.SessionStoreContract.ForwardingSessionStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

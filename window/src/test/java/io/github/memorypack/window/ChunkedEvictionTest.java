@@ -7,13 +7,12 @@ import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.ChatMemory;
-import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.MemoryListener;
-import io.github.memorypack.core.NewEntry;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Tokenizers;
+import io.github.memorypack.testkit.SessionStoreContract.ForwardingSessionStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -161,12 +160,11 @@ class ChunkedEvictionTest {
     }
 
     /** Delegates to a real store; the first state write carrying a window start fails as a lost race. */
-    private static final class LosesFirstWindowStart implements SessionStore {
-        private final SessionStore store;
+    private static final class LosesFirstWindowStart extends ForwardingSessionStore {
         boolean lost;
 
         LosesFirstWindowStart(SessionStore store) {
-            this.store = store;
+            super(store);
         }
 
         @Override
@@ -175,52 +173,7 @@ class ChunkedEvictionTest {
                 lost = true;
                 return Optional.empty();
             }
-            return store.compareAndSetState(sessionId, expectedVersion, next);
-        }
-
-        @Override
-        public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
-            return store.append(sessionId, entries, idempotencyKey);
-        }
-
-        @Override
-        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-            return store.read(sessionId, fromIndex, maxCount);
-        }
-
-        @Override
-        public List<Entry> readLast(String sessionId, int count) {
-            return store.readLast(sessionId, count);
-        }
-
-        @Override
-        public long nextIndex(String sessionId) {
-            return store.nextIndex(sessionId);
-        }
-
-        @Override
-        public SessionState state(String sessionId) {
-            return store.state(sessionId);
-        }
-
-        @Override
-        public void replace(String sessionId, List<NewEntry> entries) {
-            store.replace(sessionId, entries);
-        }
-
-        @Override
-        public void trim(String sessionId, long beforeIndex) {
-            store.trim(sessionId, beforeIndex);
-        }
-
-        @Override
-        public List<String> sessions() {
-            return store.sessions();
-        }
-
-        @Override
-        public void delete(String sessionId) {
-            store.delete(sessionId);
+            return delegate.compareAndSetState(sessionId, expectedVersion, next);
         }
     }
 }

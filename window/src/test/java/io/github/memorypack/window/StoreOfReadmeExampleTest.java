@@ -7,6 +7,7 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
 import dev.langchain4j.store.memory.chat.InMemoryChatMemoryStore;
 import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.MemoryOptions;
 import io.github.memorypack.core.SessionStore;
 import org.junit.jupiter.api.Test;
 
@@ -21,12 +22,12 @@ class StoreOfReadmeExampleTest {
                 .chatMemoryStore(communityStore)                   // adapted by the builder
                 .maxMessages(20)
                 .build();
-        SessionStore store = SessionStore.of(communityStore);   // or adapt it yourself
+        SessionStore store = MemoryOptions.sessionStore(communityStore);   // or adapt it yourself
         // README example ends
 
         memory.add(UserMessage.from("Hi"));
         assertThat(store.read("default", 0, 10)).extracting(Entry::message).containsExactly(UserMessage.from("Hi"));
-        assertThat(SessionStore.of(store)).isSameAs(store);
+        assertThat(MemoryOptions.sessionStore(store)).isSameAs(store);
         assertThat(memory.messages()).containsExactly(UserMessage.from("Hi"));
     }
 }

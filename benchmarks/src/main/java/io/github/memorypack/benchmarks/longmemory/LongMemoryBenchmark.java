@@ -21,8 +21,7 @@ import io.github.memorypack.summary.SummaryChatMemory;
 import io.github.memorypack.summarybuffer.SummaryBufferChatMemory;
 import io.github.memorypack.testkit.MutableClock;
 import io.github.memorypack.window.WindowChatMemory;
-import io.github.memorypack.samples.ComparisonReport;
-import io.github.memorypack.samples.Replay;
+import io.github.memorypack.replay.Replay;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -154,7 +153,7 @@ public final class LongMemoryBenchmark {
     /** What cached input tokens cost, as a share of uncached ones: {@code -Dlongmemory.cachedPrice}. */
     static double cachedPrice() {
         double price = Double.parseDouble(System.getProperty("longmemory.cachedPrice",
-                Double.toString(ComparisonReport.DEFAULT_CACHED_PRICE_FACTOR)));
+                Double.toString(Replay.DEFAULT_CACHED_PRICE_FACTOR)));
         if (!(price > 0 && price <= 1)) {
             throw new IllegalArgumentException("longmemory.cachedPrice must be > 0 and <= 1 (0.1, 0.25, 0.5...), was "
                     + price);

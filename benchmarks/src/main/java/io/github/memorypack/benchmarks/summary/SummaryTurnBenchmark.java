@@ -6,7 +6,7 @@ import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.summary.SummaryChatMemory;
-import io.github.memorypack.samples.Conversation;
+import io.github.memorypack.replay.Conversation;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

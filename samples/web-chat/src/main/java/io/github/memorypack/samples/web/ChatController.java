@@ -1,6 +1,6 @@
 package io.github.memorypack.samples.web;
 
-import io.github.memorypack.samples.Strategy;
+import io.github.memorypack.replay.Strategy;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpStatus;

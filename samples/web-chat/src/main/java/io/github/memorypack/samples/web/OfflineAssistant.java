@@ -7,7 +7,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import io.github.memorypack.samples.Conversation;
+import io.github.memorypack.replay.Conversation;
 import java.util.List;
 import java.util.Locale;
 

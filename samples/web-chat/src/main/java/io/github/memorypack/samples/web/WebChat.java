@@ -5,7 +5,7 @@ import dev.langchain4j.model.chat.ChatModel;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.Summarizer;
 import io.github.memorypack.core.Tokenizers;
-import io.github.memorypack.samples.Conversation;
+import io.github.memorypack.replay.Conversation;
 import io.github.memorypack.samples.OpenAiSettings;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.github.memorypack.samples.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.github.memorypack.samples.Conversation;
+import io.github.memorypack.replay.Conversation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.github.memorypack.samples;
+package io.github.memorypack.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.github.memorypack.samples;
+package io.github.memorypack.replay;
 
 import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;

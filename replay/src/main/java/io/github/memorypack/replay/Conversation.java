@@ -1,4 +1,4 @@
-package io.github.memorypack.samples;
+package io.github.memorypack.replay;
 
 import java.io.BufferedReader;
 import java.io.IOException;

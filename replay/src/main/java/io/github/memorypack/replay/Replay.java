@@ -1,4 +1,4 @@
-package io.github.memorypack.samples;
+package io.github.memorypack.replay;
 
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -40,6 +40,9 @@ import java.util.function.Supplier;
  * assistant's reply is the script's answer, so the run is deterministic.
  */
 public final class Replay {
+
+    /** What cached input tokens cost by default, as a share of uncached ones (Anthropic's and OpenAI's newest models). */
+    public static final double DEFAULT_CACHED_PRICE_FACTOR = 0.1;
 
     /** The application's system message in every replay. */
     public static final SystemMessage SYSTEM = SystemMessage.from(

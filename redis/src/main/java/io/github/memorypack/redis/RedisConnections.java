@@ -1,0 +1,95 @@
+package io.github.memorypack.redis;
+
+import io.github.memorypack.core.StoreException;
+import java.time.Duration;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * The Jedis client a {@link RedisSessionStore.Builder} creates from its connection options (host and
+ * port, a URI, or cluster nodes; timeouts, credentials, TLS, and Jedis' own cluster retry limits),
+ * when it was not handed a client of the application's.
+ */
+final class RedisConnections {
+
+    /** A client the builder created (the store owns and closes it), and the standalone server's name. */
+    record Opened(UnifiedJedis client, String standaloneName) {
+    }
+
+    private RedisConnections() {
+    }
+
+    /**
+     * Creates the client {@code b}'s connection options describe.
+     *
+     * @throws IllegalArgumentException for a bad timeout, port or URI scheme, or empty cluster nodes
+     * @throws IllegalStateException    if more than one of host/port, URI and cluster nodes is set
+     * @throws StoreException           if a cluster's topology cannot be read
+     */
+    static Opened open(RedisSessionStore.Builder b) {
+        int targets = (b.host != null || b.port != null ? 1 : 0) + (b.uri != null ? 1 : 0)
+                + (b.clusterNodes != null ? 1 : 0);
+        if (targets > 1) {
+            throw new IllegalStateException("set only one of host/port, uri and clusterNodes");
+        }
+        int socketMillis = millis("socketTimeout", b.socketTimeout, RedisSessionStore.DEFAULT_SOCKET_TIMEOUT);
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(
+                        millis("connectTimeout", b.connectTimeout, RedisSessionStore.DEFAULT_CONNECT_TIMEOUT))
+                .socketTimeoutMillis(socketMillis)
+                .user(b.user)
+                .password(b.password)
+                .sslSocketFactory(b.sslSocketFactory)
+                .sslParameters(b.sslParameters)
+                .hostnameVerifier(b.hostnameVerifier);
+        boolean useSsl = Boolean.TRUE.equals(b.ssl);
+        HostAndPort address = new HostAndPort(b.host == null ? RedisSessionStore.DEFAULT_HOST : b.host,
+                b.port == null ? RedisSessionStore.DEFAULT_PORT : b.port);
+        if (b.uri != null) {
+            if (!JedisURIHelper.isValid(b.uri)
+                    || !(JedisURIHelper.isRedisScheme(b.uri) || JedisURIHelper.isRedisSSLScheme(b.uri))) {
+                throw new IllegalArgumentException("uri must be redis://host[:port] or rediss://…, was " + b.uri);
+            }
+            address = JedisURIHelper.getHostAndPort(b.uri);
+            useSsl |= JedisURIHelper.isRedisSSLScheme(b.uri);
+            config.database(JedisURIHelper.getDBIndex(b.uri));
+            if (JedisURIHelper.getPassword(b.uri) != null && b.user == null && b.password == null) {
+                config.user(JedisURIHelper.getUser(b.uri)).password(JedisURIHelper.getPassword(b.uri));
+            }
+        }
+        config.ssl(useSsl);
+        if (b.clusterNodes != null) {
+            if (b.clusterNodes.isEmpty()) {
+                throw new IllegalArgumentException("clusterNodes must not be empty");
+            }
+            int attempts = b.jedisClusterMaxAttempts == null ? JedisCluster.DEFAULT_MAX_ATTEMPTS
+                    : b.jedisClusterMaxAttempts;
+            Duration jedisRetries = b.jedisClusterMaxTotalRetriesDuration == null
+                    ? Duration.ofMillis((long) socketMillis * attempts) : b.jedisClusterMaxTotalRetriesDuration;
+            JedisCluster cluster;
+            try {
+                cluster = new JedisCluster(b.clusterNodes, config.build(), attempts, jedisRetries);
+            } catch (JedisException e) {
+                throw new StoreException("cannot read the Redis Cluster topology from " + b.clusterNodes, e);
+            }
+            return new Opened(cluster, null);
+        }
+        if (address.getPort() < 1 || address.getPort() > 65_535) {
+            throw new IllegalArgumentException("port must be 1-65535, was " + address.getPort());
+        }
+        return new Opened(new JedisPooled(address, config.build()), address.toString());
+    }
+
+    private static int millis(String name, Duration value, Duration fallback) {
+        Duration d = value == null ? fallback : value;
+        if (d.isNegative() || d.isZero() || d.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + " must be positive and at most Integer.MAX_VALUE ms, was " + d);
+        }
+        return (int) d.toMillis();
+    }
+}

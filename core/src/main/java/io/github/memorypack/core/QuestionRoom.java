@@ -40,4 +40,24 @@ final class QuestionRoom {
         }
         return longest + (longest + 3) / 4;
     }
+
+    /**
+     * The log index of the oldest question {@link #tokens} estimated from, or {@code Long.MAX_VALUE}
+     * when it counted the question itself or found none. Retention keeps the log from there: a
+     * trimmed log would estimate less room and show more than the same log untrimmed.
+     */
+    static long estimatedFrom(Dialogue dialogue) {
+        if (dialogue.pendingQuestionTokens >= 0) {
+            return Long.MAX_VALUE;
+        }
+        long from = Long.MAX_VALUE;
+        for (int t = dialogue.turns.size() - 1, seen = 0; t >= 0 && seen < RECENT_QUESTIONS; t--) {
+            Dialogue.Turn turn = dialogue.turns.get(t);
+            if (turn.user != null) {
+                from = turn.user.index();
+                seen++;
+            }
+        }
+        return from;
+    }
 }

@@ -242,6 +242,9 @@ final class TurnSelection {
             tail = new View.Tail(track, 0, selectedCount, messages.size() - pinned.size(), total, stateVersion,
                     List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
+        if (roomed && firstIndex >= 0) { // retention keeps the questions the room was estimated from
+            firstIndex = Math.min(firstIndex, QuestionRoom.estimatedFrom(dialogue));
+        }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
                 selectedCount, firstIndex, needsOlder, summaryMessage, tail, cutIndex, dialogue.hiddenRunning,
                 dialogue.hiddenAny, preface);

@@ -149,7 +149,11 @@ final class View {
         return turns;
     }
 
-    /** Log index of the oldest entry the view shows, or {@code -1} when it shows no log entry. */
+    /**
+     * Log index from which retention must keep the log for this view: the oldest entry it shows, or
+     * the older question a token window's room for the next question was estimated from
+     * ({@link QuestionRoom#estimatedFrom}); {@code -1} when it shows no log entry.
+     */
     long firstIndex() {
         return firstIndex;
     }

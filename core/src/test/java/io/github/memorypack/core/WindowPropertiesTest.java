@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -27,6 +28,20 @@ class WindowPropertiesTest {
 
     private static final List<SystemMessage> PROMPTS = List.of(SystemMessage.from("Be brief."),
             SystemMessage.from("Be thorough."), SystemMessage.from("Answer in French."));
+
+    /**
+     * A sample the property once failed on: a token window leaves room for the next question,
+     * estimated from the last questions of the log; retention trimmed the longest of them, so the
+     * trimmed session estimated less room and showed an older turn than the untrimmed one.
+     */
+    @Example
+    void should_keep_what_the_question_room_was_estimated_from_when_retention_trims() {
+        should_keep_every_view_rule_when_operations_are_random(List.of(0, 0, 0, 0, 5, 90, 0, 0, 8, 212),
+                MemoryListener.Overflow.Unit.TOKENS, 2, false);
+        should_keep_every_view_rule_when_operations_are_random(
+                List.of(18, 2, 2, 2, 2, 0, 0, 2, 2, 2, 3, 20, 87, 188, 38, 446), MemoryListener.Overflow.Unit.TOKENS, 8,
+                false);
+    }
 
     @Property(tries = 200)
     void should_keep_every_view_rule_when_operations_are_random(

@@ -92,4 +92,49 @@ final class RedisConnections {
         }
         return (int) d.toMillis();
     }
+
+    /**
+     * Checks the builder's options and their combinations before anything connects: bad values are
+     * {@link IllegalArgumentException}s, conflicting options {@link IllegalStateException}s (see
+     * {@link RedisSessionStore.Builder#build()}).
+     */
+    static void checkOptions(RedisSessionStore.Builder b) {
+        if (b.keyPrefix == null) {
+            throw new IllegalArgumentException("keyPrefix must not be null (use \"\" for none)");
+        }
+        if (b.ttl != null && b.ttl.toMillis() < 1) {
+            throw new IllegalArgumentException("ttl must be at least 1 ms, was " + b.ttl);
+        }
+        if (b.clock == null) {
+            throw new IllegalArgumentException("clock must not be null");
+        }
+        if (b.deduplicationWindow.compareTo(b.retryDuration) <= 0) {
+            throw new IllegalStateException("deduplicationWindow (" + b.deduplicationWindow
+                    + ") must be longer than retryDuration (" + b.retryDuration + ")");
+        }
+        if ((b.jedisClusterMaxAttempts != null || b.jedisClusterMaxTotalRetriesDuration != null) && b.clusterNodes == null) {
+            throw new IllegalStateException("jedisClusterMaxAttempts and jedisClusterMaxTotalRetriesDuration "
+                    + "apply to a cluster client the builder creates: set clusterNodes(...)");
+        }
+        if (b.client != null) {
+            if (b.host != null || b.port != null || b.uri != null || b.clusterNodes != null || b.user != null
+                    || b.password != null || b.connectTimeout != null || b.socketTimeout != null || b.ssl != null
+                    || b.sslSocketFactory != null || b.sslParameters != null || b.hostnameVerifier != null) {
+                throw new IllegalStateException(
+                        "client(...) cannot be combined with connection options: configure the client instead");
+            }
+            if (b.replicas > 0 && !RedisCalls.canWait(b.client)) {
+                throw new IllegalStateException("waitForReplicas needs a JedisPooled or JedisCluster client, not a "
+                        + b.client.getClass().getName());
+            }
+        }
+    }
+
+    /** {@code value} if it is at least 1, for a builder option counting attempts. */
+    static int atLeastOne(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, was " + value);
+        }
+        return value;
+    }
 }

@@ -1,9 +1,5 @@
 package io.github.memorypack.redis;
 
-import static io.github.memorypack.redis.RedisRecords.bytes;
-import static io.github.memorypack.redis.RedisRecords.keyField;
-import static io.github.memorypack.redis.RedisRecords.text;
-
 import io.github.memorypack.core.CorruptRecordException;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.EntryCodec;
@@ -15,43 +11,26 @@ import io.github.memorypack.core.StoreException;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import javax.net.ssl.HostnameVerifier;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
-import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
  * A {@link SessionStore} in Redis, for applications that run on several instances: every instance
  * sees the same sessions, and concurrent turns of one session never overwrite each other. Works with
  * a standalone server and with Redis Cluster (through Jedis' {@link JedisPooled} or
- * {@link JedisCluster}).
- *
- * <h2>Layout</h2>
- * Each session has up to six keys, all with the session id as hash tag so that a cluster keeps
- * them on one slot:
- * <ul>
- *   <li>{@code <prefix>{<id>}:log} — a list with one record per entry: the core entry codec's JSON
- *       line (messages in LangChain4j's own JSON) with a CRC32C checksum field;</li>
- *   <li>{@code <prefix>{<id>}:state} — a hash with the state {@code version}, its {@code json} and
- *       its {@code crc};</li>
- *   <li>{@code <prefix>{<id>}:meta} — a hash with {@code base}, the index of the first retained
- *       entry (indices stay stable when the log is trimmed); it exists as long as the session does;</li>
- *   <li>{@code <prefix>{<id>}:keys} — a hash from caller idempotency key to the batch it stored;</li>
- *   <li>{@code <prefix>{<id>}:ops} and {@code <prefix>{<id>}:ops-old} — two hashes with the write
- *       tokens of the last few minutes (see below); they expire on their own.</li>
- * </ul>
+ * {@link JedisCluster}). A session's keys (its log list, state hash, meta hash, idempotency-key
+ * hash and two generations of write tokens) all carry the session id as hash tag, so a cluster keeps
+ * them on one slot; the module README lists them.
  *
  * <h2>Behaviour</h2>
  * <ul>
@@ -84,8 +63,7 @@ import redis.clients.jedis.UnifiedJedis;
  *   <li>With a {@linkplain Builder#ttl TTL}, every write sets the TTL of the session's log, meta,
  *       keys and state inside the same script, so a session expires as a whole, that long after its
  *       last write.</li>
- *   <li>{@link #sessions()} uses {@code SCAN} (on every node of a cluster) with the prefix escaped,
- *       so glob characters in the prefix match only themselves.</li>
+ *   <li>{@link #sessions()} uses {@code SCAN} (on every node of a cluster), glob characters of the prefix escaped.</li>
  *   <li>Any other Redis failure (an error reply such as {@code WRONGTYPE} or {@code NOAUTH}) throws
  *       {@link StoreException} at once, with the cause chained; a write that failed so changed
  *       nothing. The store works again once Redis is back.</li>
@@ -115,36 +93,16 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     /** How long a write token is kept when no deduplication window is set. */
     public static final Duration DEFAULT_DEDUPLICATION_WINDOW = Duration.ofMinutes(5);
 
-    /** Keys asked per SCAN call. */
-    static final int SCAN_COUNT = 500;
-    /** No log gets near this many entries; larger indices are clamped so Lua's doubles stay exact. */
-    private static final long MAX_INDEX = 1L << 50;
-    private static final byte[] VERSION = bytes("version");
-    private static final byte[] JSON = bytes("json");
-    private static final byte[] CRC = bytes("crc");
-    private static final byte[] EMPTY = new byte[0];
-
     private final UnifiedJedis jedis;
     private final boolean ownsClient;
-    private final RedisKeys keys;
     private final Duration ttl;
-    private final byte[] ttlMillis;
-    private final byte[] windowMillis;
-    private final boolean writeTokens;
-    private final Clock clock;
-    private final RedisCalls calls;
+    private final RedisOperations operations;
 
     private RedisSessionStore(UnifiedJedis jedis, boolean ownsClient, Builder b) {
         this.jedis = jedis;
         this.ownsClient = ownsClient;
-        this.keys = new RedisKeys(b.keyPrefix);
         this.ttl = b.ttl;
-        this.ttlMillis = bytes(Long.toString(b.ttl == null ? 0 : b.ttl.toMillis()));
-        this.windowMillis = bytes(Long.toString(b.deduplicationWindow.toMillis()));
-        this.writeTokens = b.writeTokens;
-        this.clock = b.clock;
-        this.calls = new RedisCalls(jedis, b.retryAttempts, b.retryDuration, b.replicas,
-                b.replicaTimeout == null ? 0 : b.replicaTimeout.toMillis());
+        this.operations = new RedisOperations(jedis, b);
     }
 
     /**
@@ -160,144 +118,63 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
         SessionIds.validate(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
-        List<NewEntry> batch = List.copyOf(entries);
-        Instant now = clock.instant();
-        List<Entry> drafts = new ArrayList<>(batch.size());
-        List<byte[]> args = new ArrayList<>(batch.size() + 4);
-        for (NewEntry e : batch) {
-            drafts.add(new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
-        }
-        // the first entry's id is random and unique to this call: it serves as the call's write token
-        String token = idempotencyKey == null && writeTokens && !drafts.isEmpty() ? drafts.get(0).id() : null;
-        args.add(ttlMillis);
-        args.add(windowMillis);
-        args.add(token == null ? EMPTY : bytes(token));
-        args.add(idempotencyKey == null ? EMPTY : keyField(idempotencyKey));
-        for (Entry draft : drafts) {
-            args.add(bytes(RedisRecords.tail(draft)));
-        }
-        List<?> reply = (List<?>) calls.write("append", sessionId, RedisScripts.APPEND, writeKeys(sessionId), args,
-                r -> true);
-        long first = Long.parseLong(text(reply.get(1)));
-        if (((Number) reply.get(0)).longValue() == 0) { // the caller's key was used before: what it stored then
-            return decodeAll(sessionId, first, (List<?>) reply.get(2));
-        }
-        List<Entry> stored = new ArrayList<>(drafts.size());
-        for (int i = 0; i < drafts.size(); i++) {
-            Entry d = drafts.get(i);
-            stored.add(new Entry(first + i, d.id(), d.timestamp(), d.tokenCount(), d.message(), d.metadata(),
-                    idempotencyKey));
-        }
-        return List.copyOf(stored);
+        return operations.append(sessionId, entries, idempotencyKey);
     }
 
     @Override
     public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
         SessionIds.validate(sessionId);
         SessionIds.checkReadRange(fromIndex, maxCount);
-        if (maxCount == 0) {
-            return List.of();
-        }
-        return readRecords("read", sessionId, RedisScripts.READ,
-                List.of(bytes(Long.toString(Math.min(fromIndex, MAX_INDEX))), bytes(Integer.toString(maxCount))));
+        return operations.read(sessionId, fromIndex, maxCount);
     }
 
     @Override
     public List<Entry> readLast(String sessionId, int count) {
         SessionIds.validate(sessionId);
         SessionIds.checkReadCount(count);
-        if (count == 0) {
-            return List.of();
-        }
-        return readRecords("readLast", sessionId, RedisScripts.READ_LAST, List.of(bytes(Integer.toString(count))));
+        return operations.readLast(sessionId, count);
     }
 
     @Override
     public long nextIndex(String sessionId) {
         SessionIds.validate(sessionId);
-        List<byte[]> readKeys = bytes(keys.logAndMeta(sessionId));
-        Object next = calls.read("nextIndex", sessionId, j -> RedisScripts.NEXT_INDEX.run(j, readKeys, List.of()));
-        return Long.parseLong(text(next));
+        return operations.nextIndex(sessionId);
     }
 
     @Override
     public SessionState state(String sessionId) {
         SessionIds.validate(sessionId);
-        String key = keys.key(sessionId, RedisKeys.STATE);
-        byte[] stateKey = bytes(key);
-        List<byte[]> fields = calls.read("state", sessionId, j -> j.hmget(stateKey, VERSION, JSON, CRC));
-        return RedisRecords.decodeState(fields.get(0), fields.get(1), fields.get(2), "Redis hash " + key);
+        return operations.state(sessionId);
     }
 
     @Override
     public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
         SessionIds.validate(sessionId);
         Objects.requireNonNull(newState, "newState");
-        SessionState stored = newState.withVersion(expectedVersion + 1);
-        String json = EntryCodec.encodeState(stored);
-        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(), bytes(Long.toString(expectedVersion)),
-                bytes(Long.toString(stored.version())), bytes(json), bytes(EntryCodec.checksum(json)));
-        Object done = calls.write("compareAndSetState", sessionId, RedisScripts.COMPARE_AND_SET_STATE,
-                writeKeys(sessionId), args, RedisSessionStore::positive);
-        return positive(done) ? Optional.of(stored) : Optional.empty();
+        return operations.compareAndSetState(sessionId, expectedVersion, newState);
     }
 
     @Override
     public void replace(String sessionId, List<NewEntry> entries) {
         SessionIds.validate(sessionId);
-        List<NewEntry> batch = List.copyOf(entries);
-        Instant now = clock.instant();
-        List<byte[]> args = new ArrayList<>(batch.size() + 3);
-        args.add(ttlMillis);
-        args.add(windowMillis);
-        args.add(newToken());
-        for (NewEntry e : batch) {
-            args.add(bytes(RedisRecords.tail(
-                    new Entry(0, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null))));
-        }
-        calls.write("replace", sessionId, RedisScripts.REPLACE, writeKeys(sessionId), args, r -> true);
+        operations.replace(sessionId, entries);
     }
 
     @Override
     public void trim(String sessionId, long beforeIndex) {
         SessionIds.validate(sessionId);
-        List<byte[]> args = List.of(ttlMillis, windowMillis, newToken(),
-                bytes(Long.toString(Math.min(beforeIndex, MAX_INDEX))));
-        calls.write("trim", sessionId, RedisScripts.TRIM, writeKeys(sessionId), args, RedisSessionStore::positive);
+        operations.trim(sessionId, beforeIndex);
     }
 
     @Override
     public List<String> sessions() {
-        return calls.read("sessions", null, j -> {
-            Set<String> ids = new TreeSet<>(); // a cluster scan visits replicas too: dedupe
-            ScanIteration scan = j.scanIteration(SCAN_COUNT, keys.metaPattern());
-            while (!scan.isIterationCompleted()) {
-                for (String key : scan.nextBatchList()) {
-                    String id = keys.sessionIdOfMetaKey(key);
-                    if (id != null) {
-                        ids.add(id);
-                    }
-                }
-            }
-            if (!(j instanceof JedisCluster)) {
-                return List.copyOf(ids);
-            }
-            // a replica may still hold a session its primary just deleted: the primary decides
-            List<String> live = new ArrayList<>(ids.size());
-            for (String id : ids) {
-                if (j.exists(keys.key(id, RedisKeys.META))) {
-                    live.add(id);
-                }
-            }
-            return List.copyOf(live);
-        });
+        return operations.sessions();
     }
 
     @Override
     public void delete(String sessionId) {
         SessionIds.validate(sessionId);
-        calls.write("delete", sessionId, RedisScripts.DELETE, writeKeys(sessionId),
-                List.of(ttlMillis, windowMillis, newToken()), r -> true);
+        operations.delete(sessionId);
     }
 
     /**
@@ -309,7 +186,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     @Override
     public String toString() {
         return "RedisSessionStore{" + (jedis instanceof JedisCluster ? "cluster" : "standalone") + ", prefix='"
-                + keys.prefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
+                + operations.keyPrefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
     }
 
     /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
@@ -326,7 +203,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
      * @return the prefix, possibly empty
      */
     public String keyPrefix() {
-        return keys.prefix();
+        return operations.keyPrefix();
     }
 
     /**
@@ -340,35 +217,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
 
     /** Calls retried so far, for tests that check a failure really happened and was ridden out. */
     long retries() {
-        return calls.retries();
-    }
-
-    private List<Entry> readRecords(String operation, String sessionId, LuaScript script, List<byte[]> args) {
-        List<byte[]> readKeys = bytes(keys.logAndMeta(sessionId));
-        List<?> reply = (List<?>) calls.read(operation, sessionId, j -> script.run(j, readKeys, args));
-        return decodeAll(sessionId, Long.parseLong(text(reply.get(0))), (List<?>) reply.get(1));
-    }
-
-    private List<Entry> decodeAll(String sessionId, long firstIndex, List<?> records) {
-        List<Entry> entries = new ArrayList<>(records.size());
-        String list = "Redis list " + keys.key(sessionId, RedisKeys.LOG);
-        for (int i = 0; i < records.size(); i++) {
-            entries.add(RedisRecords.decodeEntry((byte[]) records.get(i), firstIndex + i, list));
-        }
-        return List.copyOf(entries);
-    }
-
-    private List<byte[]> writeKeys(String sessionId) {
-        return bytes(keys.all(sessionId));
-    }
-
-    /** A random token for one write call (the same for all its attempts), or none. */
-    private byte[] newToken() {
-        return writeTokens ? bytes(Entry.newId()) : EMPTY;
-    }
-
-    private static boolean positive(Object reply) {
-        return ((Number) reply).longValue() > 0;
+        return operations.retries();
     }
 
     /**
@@ -577,10 +426,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if below 1
          */
         public Builder jedisClusterMaxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("jedisClusterMaxAttempts must be at least 1, was " + maxAttempts);
-            }
-            this.jedisClusterMaxAttempts = maxAttempts;
+            this.jedisClusterMaxAttempts = RedisConnections.atLeastOne("jedisClusterMaxAttempts", maxAttempts);
             return this;
         }
 
@@ -647,10 +493,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if below 1
          */
         public Builder retryAttempts(int attempts) {
-            if (attempts < 1) {
-                throw new IllegalArgumentException("retryAttempts must be at least 1, was " + attempts);
-            }
-            this.retryAttempts = attempts;
+            this.retryAttempts = RedisConnections.atLeastOne("retryAttempts", attempts);
             return this;
         }
 
@@ -742,42 +585,12 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws StoreException           if a cluster's topology cannot be read
          */
         public RedisSessionStore build() {
-            if (keyPrefix == null) {
-                throw new IllegalArgumentException("keyPrefix must not be null (use \"\" for none)");
-            }
-            if (ttl != null && ttl.toMillis() < 1) {
-                throw new IllegalArgumentException("ttl must be at least 1 ms, was " + ttl);
-            }
-            if (clock == null) {
-                throw new IllegalArgumentException("clock must not be null");
-            }
-            if (deduplicationWindow.compareTo(retryDuration) <= 0) {
-                throw new IllegalStateException("deduplicationWindow (" + deduplicationWindow
-                        + ") must be longer than retryDuration (" + retryDuration + ")");
-            }
-            if ((jedisClusterMaxAttempts != null || jedisClusterMaxTotalRetriesDuration != null) && clusterNodes == null) {
-                throw new IllegalStateException("jedisClusterMaxAttempts and jedisClusterMaxTotalRetriesDuration "
-                        + "apply to a cluster client the builder creates: set clusterNodes(...)");
-            }
-            if (client != null) {
-                if (host != null || port != null || uri != null || clusterNodes != null || user != null
-                        || password != null || connectTimeout != null || socketTimeout != null || ssl != null
-                        || sslSocketFactory != null || sslParameters != null || hostnameVerifier != null) {
-                    throw new IllegalStateException(
-                            "client(...) cannot be combined with connection options: configure the client instead");
-                }
-                if (replicas > 0 && !RedisCalls.canWait(client)) {
-                    throw new IllegalStateException("waitForReplicas needs a JedisPooled or JedisCluster client, not a "
-                            + client.getClass().getName());
-                }
-                return checked(new RedisSessionStore(client, false, this), "the Redis server of the given client");
-            }
-            RedisConnections.Opened opened = RedisConnections.open(this);
-            return checked(new RedisSessionStore(opened.client(), true, this), opened.standaloneName());
-        }
-
-        private static RedisSessionStore checked(RedisSessionStore store, String standaloneName) {
-            PersistenceCheck.warnIfOff(store.jedis, standaloneName);
+            RedisConnections.checkOptions(this);
+            RedisConnections.Opened opened = client != null
+                    ? new RedisConnections.Opened(client, "the Redis server of the given client")
+                    : RedisConnections.open(this);
+            RedisSessionStore store = new RedisSessionStore(opened.client(), client == null, this);
+            PersistenceCheck.warnIfOff(opened.client(), opened.standaloneName());
             return store;
         }
     }

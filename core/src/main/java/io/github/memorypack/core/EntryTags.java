@@ -1,6 +1,5 @@
 package io.github.memorypack.core;
 
-import java.util.AbstractMap;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
@@ -52,18 +51,14 @@ final class EntryTags {
         return new Tags(after, turn, request, request == null ? null : attempt);
     }
 
-    /** True if {@code metadata} was made by {@link #tags} (so it is immutable). */
-    static boolean isTags(Map<String, String> metadata) {
-        return metadata instanceof Tags;
-    }
-
     /**
      * The tags a memory puts on every entry it appends, as an immutable map of at most four fixed keys
      * held in fields: every append makes one and every view reads it, so it is built without hashing
      * and read without probing. Equal to (and hashed like) any map with the same entries; iterates in
-     * the order after, turn, request, attempt.
+     * the order after, turn, request, attempt. An {@link ImmutableMetadata}, so a {@link NewEntry}
+     * keeps it without a copy.
      */
-    private static final class Tags extends AbstractMap<String, String> {
+    private static final class Tags extends ImmutableMetadata {
         private static final String[] KEYS = {AFTER, TURN, REQUEST, ATTEMPT};
 
         private final String after;
@@ -105,16 +100,6 @@ final class EntryTags {
         @Override
         public boolean containsKey(Object key) {
             return get(key) != null;
-        }
-
-        @Override
-        public String remove(Object key) {
-            throw new UnsupportedOperationException("tags are immutable");
-        }
-
-        @Override
-        public void clear() {
-            throw new UnsupportedOperationException("tags are immutable");
         }
 
         @Override

@@ -31,8 +31,9 @@ public final class NewEntry {
             throw new IllegalArgumentException("tokenCount must be >= 0 or UNKNOWN_TOKENS, was " + tokenCount);
         }
         this.tokenCount = tokenCount;
-        // a memory's own tags are immutable already (EntryTags.tags): copied, they would cost a hashed map per append
-        this.metadata = EntryTags.isTags(metadata) ? metadata : Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
+        // a map no one can change needs no copy (a copy would cost a hashed map per append)
+        this.metadata = metadata instanceof ImmutableMetadata ? metadata
+                : Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
     }
 
     /**
@@ -103,15 +104,16 @@ public final class NewEntry {
     }
 
     /**
-     * A message with its token count and metadata (copied).
+     * A message with its token count and metadata (copied; a map that cannot change may be kept as it is).
      *
      * @param message the message
      * @throws IllegalArgumentException if the message is a {@link CustomMessage} with an attribute no
      *         store could give back as it is (anything but String, Boolean, Integer, finite Double, List,
      *         Map with String keys and null)
      * @param tokenCount the token count, or {@link Entry#UNKNOWN_TOKENS}
-     * @param metadata the metadata, copied; empty for none
-     * @return a message with its token count and metadata (copied)
+     * @param metadata the metadata, copied (an immutable map of the JDK's or of Memory Pack's own may be kept
+     *        as it is); empty for none
+     * @return a message with its token count and metadata
      */
     public static NewEntry of(ChatMessage message, int tokenCount, Map<String, String> metadata) {
         return new NewEntry(message, tokenCount, metadata);

@@ -298,6 +298,13 @@ public final class RequestScope {
         return now + maxWait.toNanos();
     }
 
+    /** Forgets a wait this scope's last read did on {@code gate}, as {@link #waitDeadline} would use it up. */
+    void forgetWait(SendGate gate) {
+        if (waitedGate == gate) {
+            waitedGate = null;
+        }
+    }
+
     /** Ends every turn this scope still runs (its request completed or failed), writing the end to the log. */
     private void endRunning() {
         for (SendGate.RunningTurn turn : List.copyOf(turns.values())) {

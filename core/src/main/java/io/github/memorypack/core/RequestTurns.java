@@ -78,7 +78,7 @@ final class RequestTurns {
             SendGate.RunningTurn turn = scope.running(gate);
             if (turn != null && turn.live(now(), timeout) && turn.ownedBy(scope)) {
                 own = turn;
-            } else if (unscoped) {
+            } else if (unscoped && !gate.idle()) {
                 own = gate.helped(Thread.currentThread(), now(), timeout);
                 attributed = own != null;
             }
@@ -141,7 +141,7 @@ final class RequestTurns {
                 gate.reopen(last, now());
             }
         } else if (turn == null && unscoped && !(message instanceof SystemMessage)) {
-            turn = gate.attribute(Thread.currentThread(), now(), memory.openTurnTimeoutMillis(),
+            turn = gate.idle() ? null : gate.attribute(Thread.currentThread(), now(), memory.openTurnTimeoutMillis(),
                     message.type().toString().toLowerCase(java.util.Locale.ROOT) + " message");
             if (turn != null) {
                 own = turn;
@@ -208,8 +208,9 @@ final class RequestTurns {
     private SendGate.RunningTurn admit(String turnId, boolean start) {
         ConcurrentSends sends = memory.concurrentSends();
         boolean check = start && sends.mode() != ConcurrentSends.Mode.BRANCH;
-        long deadline = check ? scope.waitDeadline(gate, sends.maxWait()) : 0;
+        long deadline = SendGate.NO_DEADLINE; // the gate asks the scope only if it has to wait
         if (check && !memory.gatesInProcessOnly()) {
+            deadline = scope.waitDeadline(gate, sends.maxWait());
             awaitLog(sends, deadline);
         }
         SendGate.RunningTurn turn = gate.admit(scope, turnId, memory, sends, check, deadline, now());

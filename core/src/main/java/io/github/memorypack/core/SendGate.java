@@ -25,10 +25,14 @@ final class SendGate {
     /** The first and the longest pause between two reads of the log while waiting. */
     static final long FIRST_PAUSE_NANOS = Duration.ofMillis(5).toNanos();
     static final long MAX_PAUSE_NANOS = Duration.ofMillis(200).toNanos();
+    /** For {@link #admit}: no deadline known yet. */
+    static final long NO_DEADLINE = Long.MIN_VALUE;
 
     final String sessionId;
     // running turns by turn id, oldest first; guarded by this
     private final Map<String, RunningTurn> running = new LinkedHashMap<>(4);
+    // running.size(), written under the lock after every change, read without it (see idle())
+    private volatile int runningSize;
     private int waiters;
 
     SendGate(String sessionId) {
@@ -99,16 +103,24 @@ final class SendGate {
      * Admits a request of {@code scope} whose user message is about to be appended, and registers its
      * new turn {@code turnId}: under {@code branch} at once; under {@code refuse} unless another
      * request's turn runs here; under {@code queue} once no other request's turn runs here, waiting
-     * until {@code deadlineNanos} (of {@link System#nanoTime()}); {@code nowMillis} is the memory clock's
-     * time of the call. A turn of an earlier attempt of the
-     * same request stops running (the new attempt supersedes it).
+     * until {@code deadlineNanos} (of {@link System#nanoTime()}; {@link #NO_DEADLINE}: the scope's
+     * {@link RequestScope#waitDeadline}, asked only when a turn runs here, so an idle session's admission
+     * reads no clock for it); {@code nowMillis} is the memory clock's time of the call. A turn of an
+     * earlier attempt of the same request stops running (the new attempt supersedes it).
      *
      * @throws SessionBusyException if another request's turn runs and the setting does not let this one in
      */
     synchronized RunningTurn admit(RequestScope scope, String turnId, SessionMemory memory, ConcurrentSends sends,
                                    boolean checkOthers, long deadlineNanos, long nowMillis) {
         long timeout = memory.openTurnTimeoutMillis();
-        if (checkOthers && sends.mode() != ConcurrentSends.Mode.BRANCH && !running.isEmpty()) {
+        boolean mayWait = checkOthers && sends.mode() != ConcurrentSends.Mode.BRANCH;
+        if (mayWait && deadlineNanos == NO_DEADLINE && running.isEmpty()) {
+            scope.forgetWait(this); // what waitDeadline would have used up
+        }
+        if (mayWait && !running.isEmpty()) {
+            if (deadlineNanos == NO_DEADLINE) {
+                deadlineNanos = scope.waitDeadline(this, sends.maxWait());
+            }
             boolean waited = false;
             while (true) {
                 RunningTurn other = otherThan(scope, waited ? memory.clock().millis() : nowMillis, timeout);
@@ -139,12 +151,22 @@ final class SendGate {
                     turn.over = true;
                     running.remove(turn.turn, turn);
                 }
+                runningSize = running.size();
                 changed();
             }
         }
         RunningTurn turn = new RunningTurn(this, turnId, scope, memory, nowMillis);
         running.put(turnId, turn);
+        runningSize = running.size();
         return turn;
+    }
+
+    /**
+     * True if no turn runs here, read without the lock (a snapshot, as one read under the lock would
+     * be): what most calls find, so they need neither the lock nor the clock.
+     */
+    boolean idle() {
+        return runningSize == 0;
     }
 
     /** The oldest turn running here that {@code scope} does not own, or null. */
@@ -165,6 +187,7 @@ final class SendGate {
             for (RunningTurn turn : expired) {
                 running.remove(turn.turn, turn);
             }
+            runningSize = running.size();
             changed();
         }
         return found;
@@ -222,6 +245,7 @@ final class SendGate {
     synchronized void finish(RunningTurn turn) {
         turn.over = true;
         if (running.remove(turn.turn, turn)) {
+            runningSize = running.size();
             changed();
         }
     }
@@ -234,6 +258,7 @@ final class SendGate {
         turn.over = false;
         turn.lastMillis = nowMillis;
         running.put(turn.turn, turn);
+        runningSize = running.size();
     }
 
     /** Every turn here ended (the conversation was cleared): waiters look again. */
@@ -242,6 +267,7 @@ final class SendGate {
             turn.over = true;
         }
         running.clear();
+        runningSize = 0;
         changed();
     }
 

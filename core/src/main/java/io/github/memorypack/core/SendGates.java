@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The {@link SendGate}s of one store in this JVM, one per session, so every memory on one session (of
  * any builder or provider) shares one gate. A gate is held weakly: it lives while a turn runs in it or
- * a caller holds it, and an idle session costs nothing here. {@link #of(SessionStore)} finds a store's
+ * a caller holds it, or while it is among the last-used gates kept in a bounded table (at most 1,024
+ * per store), so an idle session beyond those costs nothing here. {@link #of(SessionStore)} finds a store's
  * gates, holding the store weakly and by identity: once the application drops a store and its
  * memories, nothing here keeps them reachable (gates hold no store). Thread-safe.
  */
@@ -23,10 +24,17 @@ final class SendGates {
     private static final Map<StoreKey, SendGates> STORES = new HashMap<>();
     /** Gates made between two sweeps of the entries whose gate was collected. */
     private static final int SWEEP_EVERY = 256;
+    private static final int RECENT = 1_024; // a power of two
 
     private final boolean inProcessOnly;
     private final ConcurrentMap<String, WeakReference<SendGate>> gates = new ConcurrentHashMap<>();
     private final AtomicInteger made = new AtomicInteger();
+    // the gates of the sessions used last, held strongly (one per slot, by the session id's hash): a
+    // collection between two calls would otherwise drop a session's idle gate, and the next call would
+    // make and publish a new one (several microseconds after a collection, with cold caches). Only
+    // gates that are in `gates` are held here, so both always agree; bounded, and a gate holds no store.
+    // Slots are read and written without a lock: a stale read is a miss and falls back to `gates`.
+    private final SendGate[] recent = new SendGate[RECENT];
 
     private SendGates(boolean inProcessOnly) {
         this.inProcessOnly = inProcessOnly;
@@ -45,11 +53,22 @@ final class SendGates {
 
     /** The gate of a session, made when none is held. */
     SendGate gate(String sessionId) {
+        int slot = sessionId.hashCode() & (RECENT - 1);
+        SendGate recentGate = recent[slot];
+        if (recentGate != null && recentGate.sessionId.equals(sessionId)) {
+            return recentGate;
+        }
         WeakReference<SendGate> held = gates.get(sessionId);
         SendGate gate = held == null ? null : held.get();
-        if (gate != null) {
-            return gate;
+        if (gate == null) {
+            gate = publish(sessionId);
         }
+        recent[slot] = gate;
+        return gate;
+    }
+
+    /** A new gate for the session, or the one another thread published first. */
+    private SendGate publish(String sessionId) {
         SendGate fresh = new SendGate(sessionId);
         WeakReference<SendGate> mine = new WeakReference<>(fresh);
         while (true) {

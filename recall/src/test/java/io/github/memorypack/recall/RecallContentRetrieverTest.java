@@ -431,7 +431,7 @@ class RecallContentRetrieverTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().build()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().store(store).lexicalOnly()
-                .embeddingModel(RecallContentRetriever.DefaultModel.get()).build())
+                .embeddingModel(DefaultModel.get()).build())
                 .isInstanceOf(IllegalStateException.class);
     }
 }

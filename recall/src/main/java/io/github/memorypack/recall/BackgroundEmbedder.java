@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Embeds, off the request path, the messages a catch-up indexed by their text: one daemon thread per
  * retriever, at most one task per session index queued or running (a task drains its index's pending
- * messages, {@link SessionIndex#EMBED_BATCH} at a time), a bounded queue. The model runs without the
+ * messages, {@link PendingVectors#EMBED_BATCH} at a time), a bounded queue. The model runs without the
  * index's lock; only adding the embeddings takes it, briefly.
  *
  * <p>A task starts {@value #DEFER_MILLIS} ms after the query that queued it, unless a query waits for it
@@ -82,7 +82,7 @@ final class BackgroundEmbedder {
 
     private void drain(SessionIndex index) {
         while (true) {
-            List<SessionIndex.Pending> batch;
+            List<PendingVectors.Pending> batch;
             index.lock.lock();
             try {
                 batch = index.closed || closing ? List.of() : index.pendingBatch();

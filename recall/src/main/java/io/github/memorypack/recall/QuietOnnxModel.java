@@ -45,7 +45,7 @@ final class QuietOnnxModel extends AbstractInProcessEmbeddingModel {
      * The default model's similarity floor: none. A fixed floor (0.45 before) lost paraphrased facts whose
      * cosine is low in absolute terms but far above the rest of the session's (the planted-facts benchmark
      * fell from 90.1% to 42.9% of fact turns found); each query's own background
-     * ({@link SessionIndex#SEMANTIC_REFERENCE}) does that job.
+     * ({@link TurnRanking#SEMANTIC_REFERENCE}) does that job.
      */
     static final double MINILM_FLOOR = 0;
 

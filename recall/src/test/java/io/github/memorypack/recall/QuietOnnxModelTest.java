@@ -26,14 +26,14 @@ class QuietOnnxModelTest {
             "Ünïcödé, 日本語 and emoji 🙂 in one message",
             "word ".repeat(600));
 
-    private final EmbeddingModel quiet = RecallContentRetriever.DefaultModel.get();
+    private final EmbeddingModel quiet = DefaultModel.get();
     private final EmbeddingModel langchain4j = new AllMiniLmL6V2QuantizedEmbeddingModel();
 
     @Test
     void isTheQuietSession() {
         assertThat(quiet).isInstanceOf(QuietOnnxModel.class);
         assertThat(quiet.dimension()).isEqualTo(langchain4j.dimension()).isEqualTo(384);
-        assertThat(RecallContentRetriever.DefaultModel.get()).isSameAs(quiet);
+        assertThat(DefaultModel.get()).isSameAs(quiet);
     }
 
     @Test

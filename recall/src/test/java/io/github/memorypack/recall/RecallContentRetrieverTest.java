@@ -204,6 +204,30 @@ class RecallContentRetrieverTest {
     }
 
     @Test
+    void should_recall_nothing_when_a_question_about_something_never_said_shares_only_common_words() {
+        // given: a long chat where "names" comes up now and then (in 8 of 124 messages) and one fact names Ingrid
+        RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).lexicalOnly().build();
+        WindowChatMemory memory = WindowChatMemory.builder().id("omar").chatMemoryStore(store).maxMessages(6).build();
+        turn(memory, "Omar, my sister Ingrid moved up to Tromsø for the new job.", "Daniel, that is a big move!");
+        for (int i = 0; i < 61; i++) {
+            String[] filler = ((UserMessage) Chats.filler(i).get(0)).singleText().split(" ", 2);
+            String user = i % 8 == 0 ? "Omar, I can never remember people's names at parties, they slip away."
+                    : "Omar, " + filler[0].toLowerCase(java.util.Locale.ROOT) + " " + filler[1];
+            turn(memory, user, i % 3 == 0 ? Chats.fillerAnswer(i) : "Daniel, " + Chats.fillerAnswer(i));
+        }
+
+        // when: a question about a dentist never mentioned, which shares only "name" with the chat, and one
+        // that shares only the rare name Ingrid with the fact, both with words the chat never used
+        List<Content> dentist = lexical.retrieve(query(memory, "What is the name of Omar's dentist?"));
+        String town = joined(lexical.retrieve(query(memory, "Which town is Ingrid based in these days?")));
+        lexical.close();
+
+        // then: common words alone do not make a question about something never said relevant; a rare one does
+        assertThat(dentist).isEmpty();
+        assertThat(town).contains("Ingrid moved up to Tromsø");
+    }
+
+    @Test
     void should_recall_only_above_min_score() {
         // given: a question that shares one of its three words with the fact (coverage about a half)
         RecallContentRetriever lexical = RecallContentRetriever.builder().store(store).lexicalOnly().build();
@@ -431,7 +455,7 @@ class RecallContentRetrieverTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().build()).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> RecallContentRetriever.builder().store(store).lexicalOnly()
-                .embeddingModel(RecallContentRetriever.DefaultModel.get()).build())
+                .embeddingModel(DefaultModel.get()).build())
                 .isInstanceOf(IllegalStateException.class);
     }
 }

@@ -148,7 +148,7 @@ class RecallEdgeCaseTest {
 
     /** The default model, failing once on the batch that holds a given text (a remote model's 429, say). */
     static final class FlakyModel implements EmbeddingModel {
-        private final EmbeddingModel model = RecallContentRetriever.DefaultModel.get();
+        private final EmbeddingModel model = DefaultModel.get();
         private volatile String failOn;
         final AtomicInteger failures = new AtomicInteger();
 

@@ -70,11 +70,11 @@ class SegmentVectorsTest {
         // when
         PriorityQueue<ScoreDoc> best = queue();
         int exact = segment.built.scan(new SegmentVectors.QueryVector(query), Long.MAX_VALUE, segment.live, 0, best,
-                SessionIndex.SEMANTIC_CANDIDATES, new int[segment.built.size()]);
+                TurnRanking.SEMANTIC_CANDIDATES, new int[segment.built.size()]);
 
         // then: the same 40 as the exhaustive scan, for a few percent of the float products
         assertThat(drain(best)).extracting(d -> d.doc)
-                .containsExactlyElementsOf(exhaustive(List.of(segment), query, Long.MAX_VALUE, SessionIndex.SEMANTIC_CANDIDATES)
+                .containsExactlyElementsOf(exhaustive(List.of(segment), query, Long.MAX_VALUE, TurnRanking.SEMANTIC_CANDIDATES)
                         .stream().map(d -> d.doc).toList());
         assertThat(exact).isLessThan(segment.built.size() / 10);
     }

@@ -344,7 +344,7 @@ public final class RecallLatency {
      */
     private static EmbeddingModel recallsModel() {
         try {
-            Method get = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
+            Method get = Class.forName(RecallContentRetriever.class.getPackageName() + ".DefaultModel")
                     .getDeclaredMethod("get");
             get.setAccessible(true);
             return (EmbeddingModel) get.invoke(null);

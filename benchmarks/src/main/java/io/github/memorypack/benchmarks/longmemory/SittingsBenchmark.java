@@ -117,7 +117,7 @@ public final class SittingsBenchmark {
     static synchronized dev.langchain4j.model.embedding.EmbeddingModel quiet(String which, double floor) {
         return MODELS.computeIfAbsent(which + "/" + floor, key -> {
             try {
-                java.lang.reflect.Method quiet = Class.forName(RecallContentRetriever.class.getName() + "$DefaultModel")
+                java.lang.reflect.Method quiet = Class.forName(RecallContentRetriever.class.getPackageName() + ".DefaultModel")
                         .getDeclaredMethod("quiet", String.class, double.class);
                 quiet.setAccessible(true);
                 return (dev.langchain4j.model.embedding.EmbeddingModel) quiet.invoke(null, which, floor);

@@ -1,0 +1,126 @@
+package io.github.memorypack.recall;
+
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.data.segment.TextSegment;
+import dev.langchain4j.model.TokenCountEstimator;
+import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.rag.content.ContentMetadata;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.core.SessionStore;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a query's ranked turns become: each read back from the store (and checked against the index by
+ * entry id), rendered with its date label, kept while the token budget lasts and the relative cut-off
+ * allows, and returned oldest first as LangChain4j {@link Content} with its score.
+ */
+final class RecalledTurns {
+
+    private final SessionStore store;
+    private final TokenCountEstimator tokenizer;
+    private final int maxTokens;
+    /** A turn scoring under this share of the best turn kept is not returned. */
+    private final double cutoff;
+
+    RecalledTurns(SessionStore store, TokenCountEstimator tokenizer, int maxTokens, double cutoff) {
+        this.store = store;
+        this.tokenizer = tokenizer;
+        this.maxTokens = maxTokens;
+        this.cutoff = cutoff;
+    }
+
+    /**
+     * Reads the best turns from the store, within the budget, oldest first: a turn that only asked this
+     * same question before is left out (it holds no answer), and so is every turn scoring under
+     * {@code cutoff} ({@link TurnRanking#RELATIVE_CUTOFF}, or {@link TurnRanking#HYBRID_RELATIVE_CUTOFF} with a model) of the best
+     * one kept.
+     */
+    List<Content> assemble(String sessionId, String question, List<TurnRanking.Hit> hits) {
+        List<Recalled> chosen = new ArrayList<>();
+        Set<String> shown = new HashSet<>();
+        shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
+        int budget = maxTokens;
+        double best = Double.NaN;
+        for (TurnRanking.Hit hit : hits) {
+            if (budget <= 0 || hit.fused < cutoff * best) {
+                break;
+            }
+            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
+            if (turn.isEmpty() || turn.get(0).index() != hit.turn) {
+                continue; // trimmed after the index caught up, or its question was replaced
+            }
+            if (!turn.get(0).id().equals(hit.turnId)) {
+                throw new RecallContentRetriever.StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
+            }
+            String said = Turns.said((UserMessage) turn.get(0).message());
+            if (!shown.add(said.toLowerCase(java.util.Locale.ROOT))) {
+                continue; // the same words said again (or the question asked again): one copy, or none
+            }
+            if (Double.isNaN(best)) {
+                best = hit.fused;
+            }
+            String text = Turns.render(turn);
+            int tokens = tokenizer.estimateTokenCountInText(text);
+            if (tokens > budget && chosen.isEmpty()) {
+                text = cut(text, budget);
+                tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
+            }
+            if (tokens <= budget) {
+                chosen.add(new Recalled(turn.get(0), text, hit.fused));
+                budget -= tokens;
+            }
+        }
+        chosen.sort(Comparator.comparingLong(r -> r.first.index()));
+        List<Content> contents = new ArrayList<>(chosen.size());
+        for (Recalled r : chosen) {
+            Map<String, Object> metadata = new HashMap<>();
+            metadata.put("session_id", sessionId);
+            metadata.put("log_index", r.first.index());
+            metadata.put("timestamp", r.first.timestamp().toString());
+            contents.add(Content.from(TextSegment.from(r.text, dev.langchain4j.data.document.Metadata.from(metadata)),
+                    Map.of(ContentMetadata.SCORE, r.relevance)));
+        }
+        return contents;
+    }
+
+    private static final class Recalled {
+        final Entry first;
+        final String text;
+        final double relevance;
+
+        Recalled(Entry first, String text, double relevance) {
+            this.first = first;
+            this.text = text;
+            this.relevance = relevance;
+        }
+    }
+
+    /**
+     * {@code text} cut to at most {@code budget} tokens and marked as cut, never inside a surrogate pair;
+     * {@code null} when not even its first character and the mark fit.
+     */
+    private String cut(String text, int budget) {
+        String cut = text;
+        int keep = text.length();
+        int tokens = tokenizer.estimateTokenCountInText(cut);
+        while (tokens > budget) {
+            // shorter by the share of tokens over budget, and by at least one character
+            keep = (int) Math.min(keep - 1L, (long) keep * Math.max(0, budget - 4) / tokens);
+            if (keep > 0 && Character.isHighSurrogate(text.charAt(keep - 1))) {
+                keep--;
+            }
+            if (keep < 1) {
+                return null;
+            }
+            cut = text.substring(0, keep) + " […]";
+            tokens = tokenizer.estimateTokenCountInText(cut);
+        }
+        return cut;
+    }
+}

@@ -31,11 +31,10 @@ final class QuestionRoom {
             return dialogue.pendingQuestionTokens;
         }
         int longest = 0;
-        for (int t = dialogue.turns.size() - 1, seen = 0; t >= 0 && seen < RECENT_QUESTIONS; t--) {
+        for (int t = recentFrom(dialogue); t < dialogue.turns.size(); t++) {
             Dialogue.Turn turn = dialogue.turns.get(t);
             if (turn.user != null) {
                 longest = Math.max(longest, rules.storedTokens(turn.user));
-                seen++;
             }
         }
         return longest + (longest + 3) / 4;
@@ -50,11 +49,19 @@ final class QuestionRoom {
         if (dialogue.pendingQuestionTokens >= 0) {
             return Long.MAX_VALUE;
         }
-        long from = Long.MAX_VALUE;
-        for (int t = dialogue.turns.size() - 1, seen = 0; t >= 0 && seen < RECENT_QUESTIONS; t--) {
-            Dialogue.Turn turn = dialogue.turns.get(t);
-            if (turn.user != null) {
-                from = turn.user.index();
+        int t = recentFrom(dialogue);
+        return t < dialogue.turns.size() ? dialogue.turns.get(t).user.index() : Long.MAX_VALUE;
+    }
+
+    /**
+     * The position in {@code dialogue.turns} of the oldest of the last {@value #RECENT_QUESTIONS}
+     * turns that have a question (the estimate's range), or the number of turns when none has.
+     */
+    private static int recentFrom(Dialogue dialogue) {
+        int from = dialogue.turns.size();
+        for (int t = from - 1, seen = 0; t >= 0 && seen < RECENT_QUESTIONS; t--) {
+            if (dialogue.turns.get(t).user != null) {
+                from = t;
                 seen++;
             }
         }

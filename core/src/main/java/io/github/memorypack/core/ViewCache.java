@@ -12,7 +12,8 @@ import java.util.Map;
  * whatever number of memory objects {@code AiServices} holds. A memory whose view was dropped just
  * reads its tail again. Memories are held weakly (a view holds no store): a cache shared by every
  * memory of the JVM keeps neither the memories nor their stores reachable once the application
- * drops them. Shared by the memories of one builder or provider, or of the JVM; thread-safe.
+ * drops them; the views of dropped memories leave the cache when a new memory's view comes in. Shared
+ * by the memories of one builder or provider, or of the JVM; thread-safe.
  */
 final class ViewCache {
 
@@ -46,12 +47,14 @@ final class ViewCache {
         if (capacity == 0) {
             return;
         }
-        expunge();
         Key key = memory.cacheKey();
         Cached cached = views.get(key); // most recently used now (the map is in access order)
         if (cached != null) {
             cached.view = view; // every view a memory reads replaces its last: no entry to make or hash again
         } else {
+            // the dropped memories' views go when a new one comes in (the map never outgrows its capacity
+            // either way): a memory's every view does not pay for the others' removal after a collection
+            expunge();
             views.put(key, new Cached(view, 0));
         }
     }

@@ -24,18 +24,19 @@ final class EntryTags {
     /** On a user message: the turn its thread had open before, which it ends (a thread runs one request at a time). */
     static final String AFTER = "after";
 
-    private static final byte[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".getBytes(StandardCharsets.ISO_8859_1);
-    private static final int FIVE_DIGITS = 36 * 36 * 36 * 36 * 36;
+    private static final byte[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".getBytes(StandardCharsets.ISO_8859_1);
 
     private EntryTags() {
     }
 
     static String turn(Entry entry) {
-        return entry.metadata().get(TURN);
+        Map<String, String> tags = entry.metadata();
+        return tags instanceof Tags ? ((Tags) tags).turn : tags.get(TURN); // an entry this process appended: a field
     }
 
     static String request(Entry entry) {
-        return entry.metadata().get(REQUEST);
+        Map<String, String> tags = entry.metadata();
+        return tags instanceof Tags ? ((Tags) tags).request : tags.get(REQUEST);
     }
 
     static String attempt(Entry entry) {
@@ -156,21 +157,17 @@ final class EntryTags {
         }
     }
 
-    /** A short random id for a turn or an attempt (10 base-36 characters, about 51.7 bits). */
+    /**
+     * A short random id for a turn or an attempt: 10 characters of {@code [0-9a-v]}, 50 random bits
+     * (5 a character: shifts, where base 36 took ten long divisions on every turn).
+     */
     static String newId() {
-        // two uniform halves of five digits each: int arithmetic, where one 51-bit long took ten long divisions
-        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long bits = ThreadLocalRandom.current().nextLong();
         byte[] out = new byte[10];
-        digits(out, 0, random.nextInt(FIVE_DIGITS));
-        digits(out, 5, random.nextInt(FIVE_DIGITS));
-        return new String(out, StandardCharsets.ISO_8859_1);
-    }
-
-    /** Writes {@code value} (below 36^5) as five base-36 digits at {@code out[from..from+5)}. */
-    private static void digits(byte[] out, int from, int value) {
-        for (int i = from + 4; i >= from; i--) {
-            out[i] = ALPHABET[value % 36];
-            value /= 36;
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ALPHABET[(int) (bits & 31)];
+            bits >>>= 5;
         }
+        return new String(out, StandardCharsets.ISO_8859_1);
     }
 }

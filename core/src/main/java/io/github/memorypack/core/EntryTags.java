@@ -1,5 +1,6 @@
 package io.github.memorypack.core;
 
+import java.nio.charset.StandardCharsets;
 import java.util.AbstractSet;
 import java.util.Iterator;
 import java.util.Map;
@@ -23,17 +24,19 @@ final class EntryTags {
     /** On a user message: the turn its thread had open before, which it ends (a thread runs one request at a time). */
     static final String AFTER = "after";
 
-    private static final char[] ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final byte[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".getBytes(StandardCharsets.ISO_8859_1);
 
     private EntryTags() {
     }
 
     static String turn(Entry entry) {
-        return entry.metadata().get(TURN);
+        Map<String, String> tags = entry.metadata();
+        return tags instanceof Tags ? ((Tags) tags).turn : tags.get(TURN); // an entry this process appended: a field
     }
 
     static String request(Entry entry) {
-        return entry.metadata().get(REQUEST);
+        Map<String, String> tags = entry.metadata();
+        return tags instanceof Tags ? ((Tags) tags).request : tags.get(REQUEST);
     }
 
     static String attempt(Entry entry) {
@@ -154,14 +157,17 @@ final class EntryTags {
         }
     }
 
-    /** A short random id for a turn or an attempt (10 base-36 characters, about 51 bits). */
+    /**
+     * A short random id for a turn or an attempt: 10 characters of {@code [0-9a-v]}, 50 random bits
+     * (5 a character: shifts, where base 36 took ten long divisions on every turn).
+     */
     static String newId() {
-        long bits = ThreadLocalRandom.current().nextLong() >>> 13;
-        char[] out = new char[10];
-        for (int i = out.length - 1; i >= 0; i--) {
-            out[i] = ALPHABET[(int) (bits % 36)];
-            bits /= 36;
+        long bits = ThreadLocalRandom.current().nextLong();
+        byte[] out = new byte[10];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ALPHABET[(int) (bits & 31)];
+            bits >>>= 5;
         }
-        return new String(out);
+        return new String(out, StandardCharsets.ISO_8859_1);
     }
 }

@@ -101,7 +101,8 @@ final class MemoryEngine implements ChatMemory {
      * request waits here for another request's running turn to close ({@link Views#awaitOtherRequests}).
      */
     View view() {
-        return views().awaitOtherRequests(memory, compute(), this::compute);
+        View first = compute();
+        return first.hiddenRunning() == 0 ? first : views().awaitOtherRequests(memory, first, this::compute);
     }
 
     /**

@@ -10,7 +10,6 @@ import dev.langchain4j.observability.api.event.AiServiceResponseReceivedEvent;
 import dev.langchain4j.observability.api.event.AiServiceStartedEvent;
 import dev.langchain4j.observability.api.event.ToolExecutedEvent;
 import dev.langchain4j.observability.api.listener.AiServiceListener;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -64,8 +63,6 @@ public final class RequestScope {
             listener(AiServiceStartedEvent.class), listener(AiServiceRequestIssuedEvent.class),
             listener(AiServiceResponseReceivedEvent.class), listener(ToolExecutedEvent.class),
             listener(AiServiceCompletedEvent.class), listener(AiServiceErrorEvent.class));
-    /** Most sessions whose open turns a thread remembers outside any scope. */
-    private static final int THREAD_TURNS = 256;
     /** How long after a read waited for a running turn the user message that follows uses the same wait. */
     private static final long WAIT_CARRIES_NANOS = 1_000_000_000L;
 
@@ -73,9 +70,11 @@ public final class RequestScope {
     private final String attemptId;
     private final Map<String, Integer> ordinals;
     private final boolean threadConfined;
-    // the turn this scope runs in each session (by the session's gate); a thread's own map is touched
-    // by that thread only. Keyed by gates, which hold no store: a dropped store is not kept reachable
+    // the turn this scope runs in each session (by the session's gate): a thread's own scope keeps them in
+    // threadTurns (touched by that thread only), any other in turns. Keyed by gates, which hold no store:
+    // a dropped store is not kept reachable
     private final Map<SendGate, SendGate.RunningTurn> turns;
+    private final RecentTurns threadTurns;
     private volatile Object memoryId;
     // the user message AiServices is about to add (the listeners' started event), until it is added
     private volatile UserMessage question;
@@ -86,13 +85,7 @@ public final class RequestScope {
     private volatile long waitedUntil;
     private volatile long waitedAt;
     // the turn each thread last started in each session (the scope is the turn's owner)
-    private static final ThreadLocal<Map<SendGate, SendGate.RunningTurn>> LAST_TURNS = ThreadLocal.withInitial(() ->
-            new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<SendGate, SendGate.RunningTurn> eldest) {
-                    return size() > THREAD_TURNS || eldest.getValue().over;
-                }
-            });
+    private static final ThreadLocal<RecentTurns> LAST_TURNS = ThreadLocal.withInitial(RecentTurns::new);
 
     private RequestScope(String requestId, boolean threadConfined) {
         this.requestId = requestId;
@@ -100,15 +93,12 @@ public final class RequestScope {
         this.threadConfined = threadConfined;
         if (threadConfined) {
             this.ordinals = Map.of();
-            this.turns = new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<SendGate, SendGate.RunningTurn> eldest) {
-                    return size() > THREAD_TURNS || eldest.getValue().over;
-                }
-            };
+            this.turns = null;
+            this.threadTurns = new RecentTurns();
         } else {
             this.ordinals = new ConcurrentHashMap<>();
             this.turns = new ConcurrentHashMap<>();
+            this.threadTurns = null;
         }
     }
 
@@ -228,19 +218,23 @@ public final class RequestScope {
 
     /** The turn this scope runs in the session of {@code gate}, or null (also once it closed or ended). */
     SendGate.RunningTurn running(SendGate gate) {
-        SendGate.RunningTurn turn = turns.get(gate);
+        SendGate.RunningTurn turn = last(gate);
         return turn == null || turn.over ? null : turn;
     }
 
     /** The turn this scope last started in the session of {@code gate}, running or not, or null. */
     SendGate.RunningTurn last(SendGate gate) {
-        return turns.get(gate);
+        return threadTurns != null ? threadTurns.get(gate) : turns.get(gate);
     }
 
     /** {@code turn}, just admitted, is this scope's turn in its session from now on (a user message). */
     void started(SendGate.RunningTurn turn) {
-        turns.put(turn.gate, turn);
-        LAST_TURNS.get().put(turn.gate, turn);
+        if (threadTurns != null) {
+            threadTurns.put(turn);
+        } else {
+            turns.put(turn.gate, turn);
+        }
+        LAST_TURNS.get().put(turn);
         question = null;
     }
 
@@ -251,8 +245,7 @@ public final class RequestScope {
      * follow). Null when there is none.
      */
     SendGate.RunningTurn endedBy(SendGate gate) {
-        Map<SendGate, SendGate.RunningTurn> last = LAST_TURNS.get();
-        SendGate.RunningTurn turn = last.get(gate);
+        SendGate.RunningTurn turn = LAST_TURNS.get().get(gate);
         if (turn == null) {
             return null;
         }
@@ -307,6 +300,9 @@ public final class RequestScope {
 
     /** Ends every turn this scope still runs (its request completed or failed), writing the end to the log. */
     private void endRunning() {
+        if (turns == null) {
+            return; // a thread's own scope: never ended from outside
+        }
         for (SendGate.RunningTurn turn : List.copyOf(turns.values())) {
             turns.remove(turn.gate, turn);
             if (turn.over) {

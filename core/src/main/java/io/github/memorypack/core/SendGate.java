@@ -3,9 +3,7 @@ package io.github.memorypack.core;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -29,8 +27,9 @@ final class SendGate {
     static final long NO_DEADLINE = Long.MIN_VALUE;
 
     final String sessionId;
-    // running turns by turn id, oldest first; guarded by this
-    private final Map<String, RunningTurn> running = new LinkedHashMap<>(4);
+    // running turns, oldest first, each once; guarded by this. A list, not a map by turn id: it holds one
+    // turn nearly always, and a turn is found by identity (its id is never hashed)
+    private final List<RunningTurn> running = new ArrayList<>(4);
     // running.size(), written under the lock after every change, read without it (see idle())
     private volatile int runningSize;
     private int waiters;
@@ -138,7 +137,7 @@ final class SendGate {
         if (scope.requestId() != null && !running.isEmpty()) {
             // an earlier attempt of the same request is superseded by this one: it no longer runs
             List<RunningTurn> superseded = null;
-            for (RunningTurn turn : running.values()) {
+            for (RunningTurn turn : running) {
                 if (scope.requestId().equals(turn.requestId)) {
                     if (superseded == null) {
                         superseded = new ArrayList<>(1);
@@ -149,14 +148,14 @@ final class SendGate {
             if (superseded != null) {
                 for (RunningTurn turn : superseded) {
                     turn.over = true;
-                    running.remove(turn.turn, turn);
+                    remove(turn);
                 }
                 runningSize = running.size();
                 changed();
             }
         }
         RunningTurn turn = new RunningTurn(this, turnId, scope, memory, nowMillis);
-        running.put(turnId, turn);
+        running.add(turn);
         runningSize = running.size();
         return turn;
     }
@@ -173,7 +172,7 @@ final class SendGate {
     synchronized RunningTurn otherThan(RequestScope scope, long nowMillis, long timeoutMillis) {
         RunningTurn found = null;
         List<RunningTurn> expired = null;
-        for (RunningTurn turn : running.values()) {
+        for (RunningTurn turn : running) {
             if (!turn.live(nowMillis, timeoutMillis)) {
                 if (expired == null) {
                     expired = new ArrayList<>(1);
@@ -185,7 +184,7 @@ final class SendGate {
         }
         if (expired != null) {
             for (RunningTurn turn : expired) {
-                running.remove(turn.turn, turn);
+                remove(turn);
             }
             runningSize = running.size();
             changed();
@@ -203,7 +202,7 @@ final class SendGate {
     synchronized RunningTurn attribute(Thread thread, long nowMillis, long timeoutMillis, String what) {
         RunningTurn only = null;
         int live = 0;
-        for (RunningTurn turn : running.values()) {
+        for (RunningTurn turn : running) {
             if (turn.live(nowMillis, timeoutMillis)) {
                 live++;
                 only = turn;
@@ -230,7 +229,7 @@ final class SendGate {
     /** The live turn {@code thread} helps, if it helps exactly the one turn that runs here; else null. */
     synchronized RunningTurn helped(Thread thread, long nowMillis, long timeoutMillis) {
         RunningTurn only = null;
-        for (RunningTurn turn : running.values()) {
+        for (RunningTurn turn : running) {
             if (turn.live(nowMillis, timeoutMillis)) {
                 if (only != null) {
                     return null;
@@ -244,7 +243,7 @@ final class SendGate {
     /** The turn closed or ended; waiters look again. */
     synchronized void finish(RunningTurn turn) {
         turn.over = true;
-        if (running.remove(turn.turn, turn)) {
+        if (remove(turn)) {
             runningSize = running.size();
             changed();
         }
@@ -257,13 +256,15 @@ final class SendGate {
     synchronized void reopen(RunningTurn turn, long nowMillis) {
         turn.over = false;
         turn.lastMillis = nowMillis;
-        running.put(turn.turn, turn);
+        if (!running.contains(turn)) {
+            running.add(turn);
+        }
         runningSize = running.size();
     }
 
     /** Every turn here ended (the conversation was cleared): waiters look again. */
     synchronized void finishAll() {
-        for (RunningTurn turn : running.values()) {
+        for (RunningTurn turn : running) {
             turn.over = true;
         }
         running.clear();
@@ -291,6 +292,17 @@ final class SendGate {
     /** How many turns run here (for tests). */
     synchronized int runningCount() {
         return running.size();
+    }
+
+    /** Removes {@code turn} (by identity) if it runs here; guarded by this. */
+    private boolean remove(RunningTurn turn) {
+        for (int i = 0; i < running.size(); i++) {
+            if (running.get(i) == turn) {
+                running.remove(i);
+                return true;
+            }
+        }
+        return false;
     }
 
     private void changed() {

@@ -116,7 +116,9 @@ final class SessionMemory {
 
     /** A user message was added through this memory (so a later untagged message is worth a warning). */
     void tagged() {
-        tagged = true;
+        if (!tagged) {
+            tagged = true; // once: a volatile write on every turn costs a fence
+        }
     }
 
     boolean wasTagged() {

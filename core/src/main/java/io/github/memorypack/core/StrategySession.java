@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * A session as a {@link MemoryStrategy} sees it for one view or one fold: the state read for it, and
@@ -16,27 +15,24 @@ final class StrategySession implements MemoryStrategy.Session {
 
     private final SessionMemory memory;
     private final SessionState state;
-    private final Supplier<Dialogue> reader;
     private Dialogue dialogue;
     private List<MemoryStrategy.Turn> turns;
     private Instant now;
 
-    private StrategySession(SessionMemory memory, SessionState state, Supplier<Dialogue> reader, Dialogue dialogue) {
+    private StrategySession(SessionMemory memory, SessionState state, Dialogue dialogue) {
         this.memory = memory;
         this.state = state;
-        this.reader = reader;
         this.dialogue = dialogue;
     }
 
     /** The session for a view of the calling request: its turns are every turn after the summary, others' running turns left out. */
     static StrategySession forView(SessionMemory memory, SessionState state) {
-        return new StrategySession(memory, state,
-                () -> memory.shared().views.dialogueFrom(memory, state, Dialogue.unsummarizedStart(state)), null);
+        return new StrategySession(memory, state, null);
     }
 
     /** The session for a fold: the turns of {@code dialogue} (every request's). */
     static StrategySession forFold(SessionMemory memory, SessionState state, Dialogue dialogue) {
-        return new StrategySession(memory, state, null, dialogue);
+        return new StrategySession(memory, state, dialogue);
     }
 
     /** The dialogue the turns were read from, or null if the strategy did not read them. */
@@ -47,7 +43,8 @@ final class StrategySession implements MemoryStrategy.Session {
     /** The dialogue of every turn after the summary (read now if the strategy did not). */
     Dialogue dialogue() {
         if (dialogue == null) {
-            dialogue = reader.get();
+            // only a view's session has none yet (a fold's is given): every turn after the summary
+            dialogue = memory.shared().views.dialogueFrom(memory, state, Dialogue.unsummarizedStart(state));
         }
         return dialogue;
     }

@@ -367,7 +367,9 @@ final class TurnSelection {
         int users = 0;
         boolean open = tail.newestOpen;
         String turnId = tail.newestTurnId;
-        for (Entry entry : appended) {
+        int count = appended.size(); // indexed loops: appended is a short random-access list (a view of a read)
+        for (int i = 0; i < count; i++) {
+            Entry entry = appended.get(i);
             ChatMessage message = entry.message();
             if (EntryTags.request(entry) != null) {
                 return Optional.empty();
@@ -398,7 +400,8 @@ final class TurnSelection {
         long total = tail.total;
         boolean countTurns = limit.unit() == MemoryListener.Overflow.Unit.TURNS;
         boolean tokens = limit.countsTokens();
-        for (Entry entry : appended) {
+        for (int i = 0; i < count; i++) {
+            Entry entry = appended.get(i);
             ChatMessage message = shown(entry, strategy);
             if (entry.message() instanceof UserMessage) {
                 track.turnStarts[turnTo] = messageTo;
@@ -425,7 +428,7 @@ final class TurnSelection {
             turnFrom++;
             size = tail.pinnedSize + total - track.sizeBefore[turnFrom];
         }
-        Entry last = appended.get(appended.size() - 1);
+        Entry last = appended.get(count - 1);
         View.Tail next = new View.Tail(track, turnFrom, turnTo, messageTo, total, tail.stateVersion, tail.pinned,
                 tail.pinnedSize, last, open, turnId);
         List<ChatMessage> messages = track.list(tail.pinned, next.messageFrom(), messageTo);

@@ -108,7 +108,7 @@ final class TurnTrack {
 
     /** An immutable list of {@code pinned} nulls followed by the sources in {@code [from, to)}. */
     List<Entry> sourceList(int pinned, int from, int to) {
-        return new Range<>(java.util.Collections.nCopies(pinned, null), sources, from, to);
+        return new Range<>(pinned == 0 ? List.of() : java.util.Collections.nCopies(pinned, null), sources, from, to);
     }
 
     private static int capacity(int needed) {

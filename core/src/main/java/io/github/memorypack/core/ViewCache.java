@@ -8,11 +8,13 @@ import java.util.Map;
 
 /**
  * The last view of each memory, so the next one can extend it, bounded: a long-running server that
- * has seen 100,000 sessions keeps at most {@code capacity} views (least recently used first out),
+ * has seen 100,000 sessions keeps at most {@code capacity} views (the least recently used go first,
+ * approximately: an entry used since it last came up for eviction gets a second chance),
  * whatever number of memory objects {@code AiServices} holds. A memory whose view was dropped just
  * reads its tail again. Memories are held weakly (a view holds no store): a cache shared by every
  * memory of the JVM keeps neither the memories nor their stores reachable once the application
- * drops them. Shared by the memories of one builder or provider, or of the JVM; thread-safe.
+ * drops them; the views of dropped memories leave the cache when a new memory's view comes in. Shared
+ * by the memories of one builder or provider, or of the JVM; thread-safe.
  */
 final class ViewCache {
 
@@ -21,48 +23,82 @@ final class ViewCache {
 
     private final int capacity;
     private final ReferenceQueue<SessionMemory> dropped = new ReferenceQueue<>();
+    // guarded by this; insertion order, with a second chance for entries used since they last came up
+    // for eviction (CLOCK): a memory's own reads and writes of its entry go through its key, without
+    // the lock, so they do not reorder the map
     private final Map<Key, Cached> views;
 
     ViewCache(int capacity) {
         this.capacity = capacity;
-        this.views = new LinkedHashMap<>(Math.min(capacity, 1024) * 4 / 3 + 1, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Key, Cached> eldest) {
-                return size() > ViewCache.this.capacity;
-            }
-        };
+        this.views = new LinkedHashMap<>(Math.min(capacity, 1024) * 4 / 3 + 1, 0.75f, true);
     }
 
     int capacity() {
         return capacity;
     }
 
-    synchronized View get(SessionMemory memory) {
-        Cached cached = views.get(memory.cacheKey());
-        return cached == null ? null : cached.view;
+    View get(SessionMemory memory) {
+        Cached cached = memory.cacheKey().cached;
+        if (cached == null) {
+            return null;
+        }
+        if (!cached.used) {
+            cached.used = true;
+        }
+        return cached.view;
     }
 
-    synchronized void put(SessionMemory memory, View view) {
+    void put(SessionMemory memory, View view) {
         if (capacity == 0) {
             return;
         }
-        expunge();
         Key key = memory.cacheKey();
-        Cached cached = views.get(key); // most recently used now (the map is in access order)
+        Cached cached = key.cached;
         if (cached != null) {
-            cached.view = view; // every view a memory reads replaces its last: no entry to make or hash again
-        } else {
-            views.put(key, new Cached(view, 0));
+            // every view a memory reads replaces its last in place: no lock, no entry to make or hash again.
+            // Racing an eviction or a remove, the write lands in an entry no key reaches any more: a miss
+            cached.view = view;
+            cached.used = true;
+            return;
+        }
+        insert(key, view, 0);
+    }
+
+    private synchronized void insert(Key key, View view, int readHint) {
+        Cached cached = key.cached;
+        if (cached != null) {
+            cached.view = view;
+            return;
+        }
+        // the dropped memories' views go when a new one comes in (the map never outgrows its capacity
+        // either way): a memory's every view does not pay for the others' removal after a collection
+        expunge();
+        cached = new Cached(view, readHint);
+        views.put(key, cached);
+        key.cached = cached;
+        int chances = views.size(); // bounded: calls that use their entries meanwhile cannot keep it going
+        while (views.size() > capacity) {
+            Map.Entry<Key, Cached> eldest = views.entrySet().iterator().next();
+            Cached old = eldest.getValue();
+            if (chances-- > 0 && (old.used || old == cached)) {
+                old.used = false;
+                views.get(eldest.getKey()); // a second chance: to the young end (the map is in access order)
+            } else {
+                views.remove(eldest.getKey());
+                eldest.getKey().cached = null;
+            }
         }
     }
 
     synchronized void remove(SessionMemory memory) {
-        views.remove(memory.cacheKey());
+        Key key = memory.cacheKey();
+        key.cached = null; // first: from now on no call of this memory reaches the entry
+        views.remove(key);
     }
 
     /** How many entries the memory's last full read took: a good first read for the next one. */
-    synchronized int readHint(SessionMemory memory) {
-        Cached cached = views.get(memory.cacheKey());
+    int readHint(SessionMemory memory) {
+        Cached cached = memory.cacheKey().cached;
         return cached == null ? 0 : cached.readHint;
     }
 
@@ -70,10 +106,13 @@ final class ViewCache {
         if (capacity == 0) {
             return;
         }
-        expunge();
         Key key = memory.cacheKey();
-        Cached cached = views.get(key);
-        views.put(key, new Cached(cached == null ? null : cached.view, readCount));
+        Cached cached = key.cached;
+        if (cached != null) {
+            cached.readHint = readCount;
+        } else {
+            insert(key, null, readCount);
+        }
     }
 
     /** How many views are held (for tests and the heap benchmark). */
@@ -91,20 +130,29 @@ final class ViewCache {
         Reference<? extends SessionMemory> gone;
         while ((gone = dropped.poll()) != null) {
             views.remove(gone);
+            ((Key) gone).cached = null;
         }
     }
 
-    /** A memory, held weakly; equal only to itself (one key per memory). */
+    /**
+     * A memory, held weakly; equal only to itself (one key per memory). It also points to the memory's
+     * entry while the map holds it (set and cleared under the cache's monitor), so the memory's own
+     * calls reach its view without a lookup or the lock.
+     */
     static final class Key extends WeakReference<SessionMemory> {
+        volatile Cached cached;
+
         Key(SessionMemory memory, ReferenceQueue<SessionMemory> queue) {
             super(memory, queue);
         }
     }
 
-    /** A memory's last view and read size; changed only under the cache's monitor. */
-    private static final class Cached {
-        View view;
-        final int readHint;
+    /** A memory's last view and read size, and whether it was used since it last came up for eviction. */
+    static final class Cached {
+        volatile View view;
+        volatile int readHint;
+        // racy on purpose: a lost update only changes which entry is evicted first
+        boolean used;
 
         Cached(View view, int readHint) {
             this.view = view;

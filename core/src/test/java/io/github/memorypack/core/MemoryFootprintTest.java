@@ -110,6 +110,36 @@ class MemoryFootprintTest {
     }
 
     @Test
+    void should_keep_the_view_of_a_memory_read_every_turn_when_other_sessions_come_and_go() throws Exception {
+        // given: a cache of 3 views, and a memory that is read between every two new sessions
+        ChatMemoryProvider provider = MemoryOptions.builder().chatMemoryStore(store).viewCacheSize(3).build()
+                .provider(TestStrategies.BUFFER);
+        ChatMemory busy = provider.get("busy");
+        chat(busy, "Be brief.", "first question");
+        busy.messages();
+        SessionMemory busySession = sessionMemoryOf(busy);
+        ViewCache cache = busySession.shared().cache;
+
+        // when
+        List<ChatMemory> others = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ChatMemory other = provider.get("other-" + i);
+            chat(other, "Be brief.", "question " + i);
+            other.messages();
+            others.add(other);
+            busy.messages();
+        }
+
+        // then: the busy memory's view stays (used since it last came up), the others take turns
+        assertThat(cache.size()).isEqualTo(3);
+        assertThat(cache.get(busySession)).isNotNull();
+        assertThat(cache.get(sessionMemoryOf(others.get(19)))).isNotNull();
+        assertThat(cache.get(sessionMemoryOf(others.get(0)))).isNull();
+        assertThat(busy.messages()).containsExactly(SystemMessage.from("Be brief."),
+                UserMessage.from("first question"), AiMessage.from("An answer to: first question"));
+    }
+
+    @Test
     void should_keep_a_bounded_number_of_token_counts_when_every_session_has_its_own_system_message()
             throws Exception {
         // given

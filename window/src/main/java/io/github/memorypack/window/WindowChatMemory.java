@@ -341,7 +341,7 @@ public final class WindowChatMemory implements ChatMemory {
             if (value < 1) {
                 throw new IllegalArgumentException(WindowStrategy.name(unit) + " must be >= 1, was " + value);
             }
-            return dynamic(unit, id -> value);
+            return dynamic(unit, new WindowStrategy.Fixed(value));
         }
 
         private Builder dynamic(MemoryListener.Overflow.Unit unit, Function<Object, Integer> limit) {

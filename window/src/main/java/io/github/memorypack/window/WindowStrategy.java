@@ -13,16 +13,28 @@ final class WindowStrategy implements MemoryStrategy {
     private final Unit unit;
     private final Function<Object, Integer> limit;
     private final double lowWatermark;
+    // the plan of a fixed limit, made once; null for a limit per memory id
+    private final Plan fixedPlan;
     // the plan for the last limit value: the same object while the limit stays the same
     private volatile Cached last;
 
     private record Cached(int value, Plan plan) {
     }
 
+    /** A limit that is the same for every memory id ({@code maxMessages(int)} and the like). */
+    record Fixed(int value) implements Function<Object, Integer> {
+        @Override
+        public Integer apply(Object memoryId) {
+            return value;
+        }
+    }
+
     WindowStrategy(Unit unit, Function<Object, Integer> limit, double lowWatermark) {
         this.unit = unit;
         this.limit = limit;
         this.lowWatermark = lowWatermark;
+        // checked by the builder's setter: a fixed limit is asked nothing at each read
+        this.fixedPlan = limit instanceof Fixed ? planFor(((Fixed) limit).value()) : null;
     }
 
     /** The limit's builder name, for errors. */
@@ -47,15 +59,22 @@ final class WindowStrategy implements MemoryStrategy {
 
     @Override
     public Plan plan(Session session) {
+        if (fixedPlan != null) {
+            return fixedPlan;
+        }
         int value = MemoryStrategy.limit(limit, session.memoryId(), name(unit));
         Cached cached = last;
         if (cached == null || cached.value != value) {
-            Plan plan = unit == Unit.MESSAGES ? Plan.showAll().maxMessages(value)
-                    : unit == Unit.TURNS ? Plan.showAll().maxTurns(value) : Plan.showAll().maxTokens(value);
-            cached = new Cached(value, lowWatermark < 1 ? plan.chunked(lowWatermark) : plan);
+            cached = new Cached(value, planFor(value));
             last = cached;
         }
         return cached.plan;
+    }
+
+    private Plan planFor(int value) {
+        Plan plan = unit == Unit.MESSAGES ? Plan.showAll().maxMessages(value)
+                : unit == Unit.TURNS ? Plan.showAll().maxTurns(value) : Plan.showAll().maxTokens(value);
+        return lowWatermark < 1 ? plan.chunked(lowWatermark) : plan;
     }
 
     @Override

@@ -41,14 +41,13 @@ final class QuestionRoom {
     }
 
     /**
-     * The log index of the oldest question {@link #tokens} estimated from, or {@code Long.MAX_VALUE}
-     * when it counted the question itself or found none. Retention keeps the log from there: a
-     * trimmed log would estimate less room and show more than the same log untrimmed.
+     * The log index of the oldest question an estimate of {@link #tokens} reads in {@code dialogue}, or
+     * {@code Long.MAX_VALUE} when it has none: whether or not this view left room (a tool follow-up
+     * leaves none, a started request counts its own question), the next new request's view estimates
+     * from these questions or newer ones. Retention keeps the log from there: a trimmed log would
+     * estimate less room and show more than the same log untrimmed.
      */
     static long estimatedFrom(Dialogue dialogue) {
-        if (dialogue.pendingQuestionTokens >= 0) {
-            return Long.MAX_VALUE;
-        }
         int t = recentFrom(dialogue);
         return t < dialogue.turns.size() ? dialogue.turns.get(t).user.index() : Long.MAX_VALUE;
     }

@@ -242,7 +242,8 @@ final class TurnSelection {
             tail = new View.Tail(track, 0, selectedCount, messages.size() - pinned.size(), total, stateVersion,
                     List.copyOf(pinned), pinnedSize, dialogue.last, !newestTurn.done(), newestTurn.id);
         }
-        if (roomed && firstIndex >= 0) { // retention keeps the questions the room was estimated from
+        if (limit.countsTokens() && limit.cuts() && firstIndex >= 0) {
+            // retention keeps the questions the next new request's room is estimated from
             firstIndex = Math.min(firstIndex, QuestionRoom.estimatedFrom(dialogue));
         }
         return new View(Collections.unmodifiableList(messages), Collections.unmodifiableList(sources), limit, viewSize,
@@ -435,8 +436,15 @@ final class TurnSelection {
         List<Entry> sources = track.sourceList(tail.pinned.size(), next.messageFrom(), messageTo);
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
         boolean needsOlder = previous.needsOlderEntries() && turnFrom == firstTurn;
+        long firstIndex = track.turnFirstIndices[turnFrom];
+        if (tokens && limit.cuts()) {
+            // retention keeps the questions a new request's room is estimated from (every turn of a track has one);
+            // when the track holds fewer, what the previous view kept
+            int oldest = turnTo - QuestionRoom.RECENT_QUESTIONS;
+            firstIndex = Math.min(firstIndex, oldest >= 0 ? track.turnFirstIndices[oldest] : previous.firstIndex());
+        }
         return Optional.of(new View(messages, sources, limit, viewSize, turnTo - turnFrom,
-                track.turnFirstIndices[turnFrom], needsOlder, previous.summaryMessage(), next,
+                firstIndex, needsOlder, previous.summaryMessage(), next,
                 track.turnFirstIndices[turnFrom]));
     }
 }

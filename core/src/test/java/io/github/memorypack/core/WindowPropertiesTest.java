@@ -32,7 +32,9 @@ class WindowPropertiesTest {
     /**
      * A sample the property once failed on: a token window leaves room for the next question,
      * estimated from the last questions of the log; retention trimmed the longest of them, so the
-     * trimmed session estimated less room and showed an older turn than the untrimmed one.
+     * trimmed session estimated less room and showed an older turn than the untrimmed one. The third:
+     * retention trimmed after a view that left no room (the caller's own turn was running), and the
+     * next new request's view estimated from the questions it had trimmed.
      */
     @Example
     void should_keep_what_the_question_room_was_estimated_from_when_retention_trims() {
@@ -41,6 +43,8 @@ class WindowPropertiesTest {
         should_keep_every_view_rule_when_operations_are_random(
                 List.of(18, 2, 2, 2, 2, 0, 0, 2, 2, 2, 3, 20, 87, 188, 38, 446), MemoryListener.Overflow.Unit.TOKENS, 8,
                 false);
+        should_keep_every_view_rule_when_operations_are_random(List.of(0, 0, 66, 3, 0, 0, 4, 4, 71, 14),
+                MemoryListener.Overflow.Unit.TOKENS, 1, false);
     }
 
     @Property(tries = 200)

@@ -65,7 +65,7 @@ final class RecalledTurns {
             if (Double.isNaN(best)) {
                 best = hit.fused;
             }
-            String text = Turns.render(turn);
+            String text = Turns.render(turn, hit.matched);
             int tokens = tokenizer.estimateTokenCountInText(text);
             if (tokens > budget && chosen.isEmpty()) {
                 text = cut(text, budget);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +112,8 @@ final class TurnRanking {
         String turnId;
         /** The log indices of the turn's indexed messages, in log order. */
         final List<Long> entries = new ArrayList<>();
+        /** The log indices of the turn's candidate messages that matched: a query word of weight (a rare one when the rare-word rule applies), or with a model a semantic score at the gate. */
+        final Set<Long> matched = new HashSet<>();
         double fused;
         double coverage;
         double semantic;
@@ -207,6 +210,8 @@ final class TurnRanking {
             boolean inPeriod = false;
             for (int docId : docsOfTurn.get(hit.turn)) {
                 LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(docId, leaves));
+                NumericDocValues entryValues = DocValues.getNumeric(leaf.reader(), MessageDocuments.ENTRY);
+                long entry = entryValues.advanceExact(docId - leaf.docBase) ? entryValues.longValue() : -1;
                 if (hit.turnId == null) {
                     BinaryDocValues turnIds = DocValues.getBinary(leaf.reader(), MessageDocuments.TURN_ID);
                     if (turnIds.advanceExact(docId - leaf.docBase)) {
@@ -224,8 +229,15 @@ final class TurnRanking {
                     double own = covered.getOrDefault(docId, 0.0);
                     double around = Math.max(0, context.getOrDefault(docId, 0.0) - own);
                     coverage = Math.max(coverage, (own + CONTEXT_WEIGHT * around) / queryWeight);
+                    if (own > 0 && entry >= 0) {
+                        hit.matched.add(entry);
+                    }
                 }
-                cosine = Math.max(cosine, similarity.getOrDefault(docId, 0.0));
+                double similar = similarity.getOrDefault(docId, 0.0);
+                cosine = Math.max(cosine, similar);
+                if (queryVector != null && entry >= 0 && (similar - floor) / (1 - floor) >= semanticGate) {
+                    hit.matched.add(entry);
+                }
             }
             // the query's background similarity counts as none: above it, rescaled to 0-1
             double semantic = queryVector == null ? 0 : Math.max(0, (cosine - floor) / (1 - floor));

@@ -48,8 +48,11 @@ final class RecalledTurns {
         int budget = maxTokens;
         double best = Double.NaN;
         for (TurnRanking.Hit hit : hits) {
-            if (budget <= 0 || hit.fused < cutoff * best) {
+            if (budget <= 0) {
                 break;
+            }
+            if (hit.fused < cutoff * best && !hit.aspect) {
+                continue;
             }
             List<Entry> turn = Turns.read(store, sessionId, hit.entries);
             if (turn.isEmpty() || turn.get(0).index() != hit.turn) {

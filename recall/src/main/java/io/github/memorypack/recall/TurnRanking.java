@@ -294,7 +294,8 @@ final class TurnRanking {
      * ("Which came first: the half marathon or the knee injury?", whose best turn holds "half marathon"):
      * greedily, at most {@link #MAX_ASPECTS}, each the turn whose query words not yet covered weigh most,
      * if they include a rare word (at least {@link #RARE_SHARE} of a word said once) and weigh at least
-     * {@link #ASPECT_SHARE} of what is left uncovered. Marked {@link Hit#aspect}: kept whatever their score.
+     * {@link #ASPECT_SHARE} of what is left uncovered. Marked {@link Hit#aspect}: kept whatever their score
+     * (even under {@code minRelevance}), which is at least their coverage.
      */
     private static List<Hit> aspects(List<Hit> scored, List<Hit> weak, Map<String, Double> queryTerms, double queryWeight,
                                      double rare, double cutoff) {
@@ -338,6 +339,7 @@ final class TurnRanking {
                 break;
             }
             best.aspect = true;
+            best.fused = Math.max(best.fused, best.coverage); // its score: a turn under minScore has no fused one yet
             held.addAll(best.words);
             pool.remove(best);
             aspects.add(best);

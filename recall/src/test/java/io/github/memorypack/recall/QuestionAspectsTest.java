@@ -6,9 +6,12 @@ import static io.github.memorypack.recall.Chats.query;
 import static io.github.memorypack.recall.Chats.turn;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.langchain4j.rag.content.Content;
+import dev.langchain4j.rag.content.ContentMetadata;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.window.WindowChatMemory;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +45,19 @@ class QuestionAspectsTest {
 
         // then
         assertThat(recalled).contains("half marathon", "twisted my knee");
+    }
+
+    @Test
+    void should_score_the_turn_of_the_smaller_part_by_its_coverage() {
+        // given
+        WindowChatMemory memory = chat();
+
+        // when
+        List<Content> recalled = recall.retrieve(query(memory, "Which came first: the half marathon or the injury to my knee?"));
+
+        // then: both turns have a score in (0, 1]
+        assertThat(recalled).hasSize(2).allSatisfy(content -> assertThat((Double) content.metadata().get(ContentMetadata.SCORE))
+                .isGreaterThan(0.0).isLessThanOrEqualTo(1.0));
     }
 
     @Test

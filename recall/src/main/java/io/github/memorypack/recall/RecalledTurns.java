@@ -48,8 +48,11 @@ final class RecalledTurns {
         int budget = maxTokens;
         double best = Double.NaN;
         for (TurnRanking.Hit hit : hits) {
-            if (budget <= 0 || hit.fused < cutoff * best) {
+            if (budget <= 0) {
                 break;
+            }
+            if (hit.fused < cutoff * best && !hit.aspect) {
+                continue;
             }
             List<Entry> turn = Turns.read(store, sessionId, hit.entries);
             if (turn.isEmpty() || turn.get(0).index() != hit.turn) {
@@ -65,7 +68,7 @@ final class RecalledTurns {
             if (Double.isNaN(best)) {
                 best = hit.fused;
             }
-            String text = Turns.render(turn);
+            String text = Turns.render(turn, hit.matched);
             int tokens = tokenizer.estimateTokenCountInText(text);
             if (tokens > budget && chosen.isEmpty()) {
                 text = cut(text, budget);

@@ -9,6 +9,7 @@ import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What recall reads out of a log entry and how it shows a turn: the searchable text of a message,
@@ -106,25 +107,53 @@ final class Turns {
         return turn.size() > MAX_TURN_ENTRIES ? turn.subList(0, MAX_TURN_ENTRIES) : turn;
     }
 
+    /** What a message of a recalled turn that matched nothing of the query is shown as. */
+    static final String TRIMMED = "…";
+
     /**
      * A turn as recalled text: a header with its date ({@code Earlier turn (Sunday 7 May 2023, 13:56
      * UTC):}) and what the relative times it says meant on that date ({@code "yesterday" = Saturday 6 May
      * 2023}), then one line per user and AI message with text. Tool calls, tool results and system
-     * messages are left out.
+     * messages are left out. With {@code matched} (the log indices of the messages that matched the query;
+     * {@code null}, or none of the turn's: all are shown), a message that matched nothing is shown as
+     * {@value #TRIMMED} unless it answers a matched question (it comes right after a matched message with a
+     * question mark) or is what a matched message replies to (it comes right before one): "User: My sister
+     * Ingrid moved to Tromsø. / Assistant: …" for "Where does Ingrid live?", the whole turn for a matched
+     * question and its answer.
      */
-    static String render(List<Entry> turn) {
-        StringBuilder lines = new StringBuilder();
+    static String render(List<Entry> turn, Set<Long> matched) {
+        List<String> roles = new ArrayList<>();
+        List<String> texts = new ArrayList<>();
+        List<Long> indices = new ArrayList<>();
         for (Entry entry : turn) {
             ChatMessage message = entry.message();
             if (message instanceof UserMessage) {
-                lines.append("\nUser: ").append(said((UserMessage) message));
+                roles.add("User");
+                texts.add(said((UserMessage) message));
+                indices.add(entry.index());
             } else if (message instanceof AiMessage && ((AiMessage) message).text() != null
                     && !((AiMessage) message).text().isBlank()) {
-                lines.append("\nAssistant: ").append(((AiMessage) message).text().strip());
+                roles.add("Assistant");
+                texts.add(((AiMessage) message).text().strip());
+                indices.add(entry.index());
+            }
+        }
+        boolean trim = matched != null && indices.stream().anyMatch(matched::contains);
+        StringBuilder lines = new StringBuilder();
+        StringBuilder shown = new StringBuilder();
+        for (int i = 0; i < texts.size(); i++) {
+            String text = texts.get(i);
+            // shown: what matched, the answer to a matched question, and what a matched message replies to
+            boolean keep = !trim || matched.contains(indices.get(i))
+                    || i > 0 && matched.contains(indices.get(i - 1)) && texts.get(i - 1).indexOf('?') >= 0
+                    || i + 1 < texts.size() && matched.contains(indices.get(i + 1));
+            lines.append('\n').append(roles.get(i)).append(": ").append(keep ? text : TRIMMED);
+            if (keep) {
+                shown.append('\n').append(text);
             }
         }
         StringBuilder text = new StringBuilder("Earlier turn (").append(Dates.label(turn.get(0).timestamp()));
-        for (String note : Dates.resolve(lines.toString(), turn.get(0).timestamp())) {
+        for (String note : Dates.resolve(shown.toString(), turn.get(0).timestamp())) {
             text.append("; ").append(note);
         }
         return text.append("):").append(lines).toString();

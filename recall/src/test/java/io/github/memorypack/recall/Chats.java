@@ -15,11 +15,12 @@ import java.util.List;
 final class Chats {
 
     static final String SISTER = "By the way, my sister Ingrid moved to Tromsø last spring.";
-    static final String SISTER_ANSWER = "That is a big move! I hope she enjoys the north.";
+    /** Names Ingrid, so that it matches {@link #SISTER_QUESTION} too and is recalled with it (not shown as "…"). */
+    static final String SISTER_ANSWER = "That is a big move! I hope Ingrid enjoys the north.";
     /** Shares only the entity with {@link #SISTER}. */
     static final String SISTER_QUESTION = "Which town is Ingrid based in these days?";
     static final String BUDGET = "My budget for the new computer is 1,400 euros, tops.";
-    static final String BUDGET_ANSWER = "Understood, I will keep suggestions under that.";
+    static final String BUDGET_ANSWER = "Understood, I will keep suggestions under 1,400 euros.";
     /** Shares no word with {@link #BUDGET}: found by meaning only. */
     static final String BUDGET_QUESTION = "How much am I willing to spend on the laptop?";
     /** About nothing planted. */

@@ -48,7 +48,8 @@ class RecallConcurrencyTest {
     }
 
     private static String answer(int writer, int turn) {
-        return "Noted " + writer + "/" + turn + ".";
+        // names the code word: recall shows a reply that matches nothing of the question as "…"
+        return "Noted " + writer + "/" + turn + ": " + codeword(writer, turn) + ".";
     }
 
     private static Query noView(Object memoryId, String text) {

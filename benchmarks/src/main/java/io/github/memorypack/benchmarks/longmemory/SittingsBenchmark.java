@@ -49,7 +49,9 @@ import java.util.function.Function;
  * mvn -B -q -pl benchmarks -am -DskipTests -Plongmemory package
  * </pre>
  *
- * {@code -Dlongmemory.setups=lexical,minilm,e5} chooses the recall set-ups (default: {@value #DEFAULT_SETUPS});
+ * {@code -Dlongmemory.setups=lexical,minilm,e5} chooses the recall set-ups (default: {@value #DEFAULT_SETUPS}; {@code
+ * default@1500}: a set-up with another budget); {@code -Dlongmemory.summaryBuffers=1000,1200} adds summary-buffers of
+ * those sizes;
  * {@code -Dlongmemory.conversations=N} runs the first N conversations; {@code -Dlongmemory.debug=KIND}
  * prints summary-buffer + recall's misses of that kind.
  */
@@ -75,7 +77,7 @@ public final class SittingsBenchmark {
     }
 
     static List<Strategy> strategies() {
-        return List.of(
+        List<Strategy> strategies = new ArrayList<>(List.of(
                 new Strategy(BUFFER, (store, id) -> BufferChatMemory.builder().id(id).chatMemoryStore(store).build()),
                 new Strategy("window (" + WINDOW_MESSAGES + " messages)", (store, id) -> WindowChatMemory.builder().id(id)
                         .chatMemoryStore(store).maxMessages(WINDOW_MESSAGES).build()),
@@ -85,21 +87,46 @@ public final class SittingsBenchmark {
                         .chatMemoryStore(store).tokenizer(TOKENIZER).summarizer(Summarizer.extractive(SUMMARY_CAP)).build()),
                 new Strategy(SUMMARY_BUFFER, (store, id) -> SummaryBufferChatMemory.builder().id(id)
                         .chatMemoryStore(store).tokenizer(TOKENIZER).summarizer(Summarizer.extractive(SUMMARY_CAP))
-                        .maxBufferTokens(SUMMARY_BUFFER_TOKENS).build()));
+                        .maxBufferTokens(SUMMARY_BUFFER_TOKENS).build())));
+        // -Dlongmemory.summaryBuffers=1000,1200: summary-buffers of other sizes too (with setups such as default@1500,
+        // to see which split of the same tokens between the buffer and recall pays)
+        for (String size : System.getProperty("longmemory.summaryBuffers", "").split(",")) {
+            if (!size.isBlank()) {
+                int tokens = Integer.parseInt(size.strip());
+                strategies.add(new Strategy("summary-buffer (" + tokens + ")", (store, id) -> SummaryBufferChatMemory.builder()
+                        .id(id).chatMemoryStore(store).tokenizer(TOKENIZER).summarizer(Summarizer.extractive(SUMMARY_CAP))
+                        .maxBufferTokens(tokens).build()));
+            }
+        }
+        return strategies;
     }
 
-    /** A recall set-up: its label and how to build it on a store. */
-    record Setup(String label, Function<SessionStore, RecallContentRetriever> retriever) {
+    /** A recall set-up: its label, how to build it on a store, and its token budget. */
+    record Setup(String label, Function<SessionStore, RecallContentRetriever> retriever, int budget) {
+
+        Setup(String label, Function<SessionStore, RecallContentRetriever> retriever) {
+            this(label, retriever, RECALL_TOKENS);
+        }
     }
 
+    /** A set-up by name; {@code name@tokens} (e.g. {@code default@1500}) is the same set-up with another budget. */
     static Setup setup(String name) {
+        if (name.contains("@")) {
+            int budget = Integer.parseInt(name.substring(name.indexOf('@') + 1));
+            Setup setup = setup(name.substring(0, name.indexOf('@')), budget);
+            return new Setup(setup.label().replaceFirst("^recall", "recall(" + budget + ")"), setup.retriever(), budget);
+        }
+        return setup(name, RECALL_TOKENS);
+    }
+
+    private static Setup setup(String name, int budget) {
         return switch (name) {
             case "default" -> new Setup("recall (default)", store -> RecallContentRetriever.builder().store(store)
-                    .maxTokens(RECALL_TOKENS).build());
+                    .maxTokens(budget).build(), budget);
             case "lexical" -> new Setup("recall lexicalOnly()", store -> RecallContentRetriever.builder().store(store)
-                    .lexicalOnly().maxTokens(RECALL_TOKENS).build());
+                    .lexicalOnly().maxTokens(budget).build(), budget);
             case "minilm" -> new Setup("recall hybrid()", store -> RecallContentRetriever.builder()
-                    .store(store).hybrid().maxTokens(RECALL_TOKENS).build());
+                    .store(store).hybrid().maxTokens(budget).build(), budget);
             case "minilm-floor", "e5", "bge" -> {
                 // -Dlongmemory.floor=x: the model's similarity floor (e5 0.8, bge 0.6, minilm-floor 0.55 by default:
                 // the floors at which each recalls as many tokens as lexical on the tuning split)
@@ -107,7 +134,7 @@ public final class SittingsBenchmark {
                 double floor = Double.parseDouble(System.getProperty("longmemory.floor",
                         name.equals("e5") ? "0.8" : name.equals("bge") ? "0.6" : "0.55"));
                 yield new Setup("recall hybrid " + model + " (floor " + floor + ")", store -> RecallContentRetriever
-                        .builder().store(store).embeddingModel(quiet(model, floor)).maxTokens(RECALL_TOKENS).build());
+                        .builder().store(store).embeddingModel(quiet(model, floor)).maxTokens(budget).build(), budget);
             }
             default -> throw new IllegalArgumentException("unknown recall set-up " + name);
         };
@@ -183,12 +210,15 @@ public final class SittingsBenchmark {
 
     /** The tallies of one row (memory + recall set-up): overall, per kind, per distance (answerable only). */
     static final class Row {
+        /** The recall set-up's token budget (0 without recall). */
+        final int budget;
         final Tally all = new Tally();
         final Tally answerable = new Tally();
         final Map<QuestionKind, Tally> kinds = new LinkedHashMap<>();
         final Map<Distance, Tally> distances = new LinkedHashMap<>();
 
-        Row() {
+        Row(int budget) {
+            this.budget = budget;
             for (QuestionKind kind : QuestionKind.values()) {
                 kinds.put(kind, new Tally());
             }
@@ -235,12 +265,12 @@ public final class SittingsBenchmark {
         out.insert(0, String.format(Locale.ROOT, "Long-memory benchmark (sittings): %d conversations, %,d lines, %,d "
                 + "questions; o200k tokens; recall budget %d tokens; extractive summarizer (cap %d)%n", conversations.size(),
                 lines, questions, RECALL_TOKENS, SUMMARY_CAP));
-        out.append('\n').append(report(rows, setups));
+        out.append('\n').append(report(rows));
         if (!tuning.isEmpty() && !heldOut.isEmpty()) {
             out.append(String.format(Locale.ROOT, "%nTuning split (conversations 1-%d):%n", TUNING))
-                    .append(summary(tuning, setups));
+                    .append(summary(tuning));
             out.append(String.format(Locale.ROOT, "%nHeld-out split (conversations %d-%d):%n", TUNING + 1, count))
-                    .append(summary(heldOut, setups));
+                    .append(summary(heldOut));
         }
         System.out.println(out);
     }
@@ -295,7 +325,7 @@ public final class SittingsBenchmark {
                 String viewText = LongMemoryBenchmark.text(view);
                 long viewTokens = TOKENIZER.estimateTokenCountInMessages(view);
                 long questionTokens = TOKENIZER.estimateTokenCountInMessage(asked);
-                record(rows, strategies.get(m).name(), conversation, question, viewText, viewTokens + questionTokens, 0);
+                record(rows, strategies.get(m).name(), 0, conversation, question, viewText, viewTokens + questionTokens, 0);
                 for (int s = 0; s < setups.size(); s++) {
                     Metadata metadata = Metadata.builder().chatMessage(asked).chatMemory(view)
                             .invocationContext(context).build();
@@ -304,7 +334,7 @@ public final class SittingsBenchmark {
                     String recalled = sent.singleText().substring(question.text().length());
                     long sentTokens = TOKENIZER.estimateTokenCountInMessage(sent);
                     String name = strategies.get(m).name() + " + " + setups.get(s).label();
-                    boolean answered = record(rows, name, conversation, question, viewText + "\n" + recalled,
+                    boolean answered = record(rows, name, setups.get(s).budget(), conversation, question, viewText + "\n" + recalled,
                             viewTokens + sentTokens, recalled.isEmpty() ? 0 : sentTokens - questionTokens);
                     if (!answered && !debug.isEmpty() && question.kind().label().equals(debug)
                             && strategies.get(m).name().equals(SUMMARY_BUFFER) && s == 0) {
@@ -321,11 +351,11 @@ public final class SittingsBenchmark {
     }
 
     /** Adds one question's outcome to its row; true if the answer (or, for unanswerable, nothing) was there. */
-    private static boolean record(List<Map<String, Row>> rows, String name, SittingsConversation conversation,
+    private static boolean record(List<Map<String, Row>> rows, String name, int budget, SittingsConversation conversation,
                                   Question question, String context, long tokens, long recalled) {
         boolean answered = false;
         for (Map<String, Row> split : rows) {
-            answered = record(split.computeIfAbsent(name, n -> new Row()), conversation, question, context, tokens, recalled);
+            answered = record(split.computeIfAbsent(name, n -> new Row(budget)), conversation, question, context, tokens, recalled);
         }
         return answered;
     }
@@ -359,7 +389,7 @@ public final class SittingsBenchmark {
         return answered;
     }
 
-    static String report(Map<String, Row> rows, List<Setup> setups) {
+    static String report(Map<String, Row> rows) {
         Row buffer = rows.get(BUFFER);
         StringBuilder out = new StringBuilder();
         out.append(String.format(Locale.ROOT, "| %-58s | %8s | %8s | %8s | %8s | %8s | %8s | %10s |%n", "memory",
@@ -371,7 +401,7 @@ public final class SittingsBenchmark {
                     entry.getKey(), row.all.meanTokens(), 100 * row.all.meanTokens() / buffer.all.meanTokens(),
                     100 * row.answerable.evidenceShare(), 100 * row.distances.get(Distance.FAR).evidenceShare(),
                     100 * row.answerable.answerShare(), row.answerable.answerShare() / buffer.answerable.answerShare(),
-                    100 * row.kinds.get(QuestionKind.UNANSWERABLE).meanRecalled() / RECALL_TOKENS));
+                    100 * unanswerable(row)));
         }
         out.append("\ntok/q: prompt tokens per question (final view + question + recalled); evidence: share of evidence"
                 + " lines in the request (answerable questions); answer: share of answerable questions whose answer text"
@@ -394,12 +424,12 @@ public final class SittingsBenchmark {
                 }
             }
         }
-        out.append(targets(rows, setups));
+        out.append(targets(rows));
         return out.toString();
     }
 
     /** One line per summary-buffer + recall set-up: the targets' figures and evidence per kind. */
-    static String summary(Map<String, Row> rows, List<Setup> setups) {
+    static String summary(Map<String, Row> rows) {
         Row buffer = rows.get(BUFFER);
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %-44s | %5s | %8s | %8s | %6s | %8s | %10s |",
                 "summary-buffer + ", "quest.", "tok ÷ b.", "evidence", "ev. 6+", "ans ÷ b.", "unans. rec"));
@@ -409,16 +439,12 @@ public final class SittingsBenchmark {
             }
         }
         out.append('\n');
-        for (Setup setup : setups) {
-            Row row = rows.get(SUMMARY_BUFFER + " + " + setup.label());
-            if (row == null) {
-                continue;
-            }
+        for (Map.Entry<String, Row> entry : withRecall(rows).entrySet()) {
+            Row row = entry.getValue();
             out.append(String.format(Locale.ROOT, "| %-44s | %5d | %7.1f%% | %7.1f%% | %5.1f%% | %8.2f | %9.1f%% |",
-                    setup.label(), row.all.questions, 100 * row.all.meanTokens() / buffer.all.meanTokens(),
+                    entry.getKey(), row.all.questions, 100 * row.all.meanTokens() / buffer.all.meanTokens(),
                     100 * row.answerable.evidenceShare(), 100 * row.distances.get(Distance.FAR).evidenceShare(),
-                    row.answerable.answerShare() / buffer.answerable.answerShare(),
-                    100 * row.kinds.get(QuestionKind.UNANSWERABLE).meanRecalled() / RECALL_TOKENS));
+                    row.answerable.answerShare() / buffer.answerable.answerShare(), 100 * unanswerable(row)));
             for (QuestionKind kind : QuestionKind.values()) {
                 if (kind != QuestionKind.UNANSWERABLE) {
                     out.append(String.format(Locale.ROOT, " %10.1f%% |", 100 * row.kinds.get(kind).evidenceShare()));
@@ -435,21 +461,38 @@ public final class SittingsBenchmark {
                 tally.answerShare() / buffer.answerShare(), 100 * tally.meanTokens() / buffer.meanTokens());
     }
 
-    private static String targets(Map<String, Row> rows, List<Setup> setups) {
+    private static String targets(Map<String, Row> rows) {
         Row buffer = rows.get(BUFFER);
         StringBuilder out = new StringBuilder("\nTargets (summary-buffer + recall):\n");
-        for (Setup setup : setups) {
-            Row row = rows.get(SUMMARY_BUFFER + " + " + setup.label());
+        for (Map.Entry<String, Row> entry : withRecall(rows).entrySet()) {
+            Row row = entry.getValue();
             double answers = row.answerable.answerShare() / buffer.answerable.answerShare();
             double tokens = row.all.meanTokens() / buffer.all.meanTokens();
             double far = row.distances.get(Distance.FAR).evidenceShare();
-            double unanswerable = row.kinds.get(QuestionKind.UNANSWERABLE).meanRecalled() / RECALL_TOKENS;
+            double unanswerable = unanswerable(row);
             out.append(String.format(Locale.ROOT, "  %s: answers %.2f of the buffer's (>= 0.90: %s) at %.1f%% of its tokens"
                             + " (<= 15%%: %s); evidence 6+ back %.1f%% (>= 80%%: %s); unanswerable: %.1f%% of the budget"
-                            + " recalled (<= 25%%: %s)%n", setup.label(), answers, met(answers >= 0.9), 100 * tokens,
+                            + " recalled (<= 25%%: %s)%n", entry.getKey(), answers, met(answers >= 0.9), 100 * tokens,
                     met(tokens <= 0.15), 100 * far, met(far >= 0.8), 100 * unanswerable, met(unanswerable <= 0.25)));
         }
         return out.toString();
+    }
+
+    /** The summary-buffers with recall, by the set-up's label (the default summary-buffer) or the row's name (the others). */
+    private static Map<String, Row> withRecall(Map<String, Row> rows) {
+        Map<String, Row> found = new LinkedHashMap<>();
+        for (Map.Entry<String, Row> entry : rows.entrySet()) {
+            if (entry.getKey().startsWith("summary-buffer (") && entry.getValue().budget > 0) {
+                found.put(entry.getKey().startsWith(SUMMARY_BUFFER + " + ") ? entry.getKey().substring(SUMMARY_BUFFER.length() + 3)
+                        : entry.getKey(), entry.getValue());
+            }
+        }
+        return found;
+    }
+
+    /** Recalled tokens per unanswerable question, as a share of the row's recall budget (0 without recall). */
+    private static double unanswerable(Row row) {
+        return row.budget == 0 ? 0 : row.kinds.get(QuestionKind.UNANSWERABLE).meanRecalled() / row.budget;
     }
 
     private static String met(boolean met) {

@@ -33,7 +33,7 @@ final class Probe {
 
     /** The views held by the view cache a provider's memories use (found by walking its fields), or -1. */
     static int views(Object provider) {
-        Object cache = find(provider, "io.github.memorypack.core.ViewCache", 3);
+        Object cache = find(provider, "io.github.memorypack.core.ViewCache", 6);
         if (cache == null) {
             return -1;
         }

@@ -49,6 +49,10 @@ final class Dates {
     private static final Pattern MONTH_YEAR = Pattern.compile("(?i)\\b(?:in|during|of|since|around|early|late|mid)[ -]("
             + MONTHS + ")\\b(?:,? (\\d{4}))?");
     private static final Pattern YEAR = Pattern.compile("(?i)\\b(?:in|during|of) (\\d{4})\\b");
+    /** A question that asks for a time: when, what date, which day, month or year, how long ago, since when. */
+    private static final Pattern ASKS_WHEN = Pattern.compile("(?i)^\\W*when\\b|\\bwhen(?:'s| (?:did|was|were|is|are|will"
+            + "|would|do|does|had|has|have|could|can)\\b)|\\b(?:what|which) (?:date|day|month|year|week|weekend|season"
+            + "|time of (?:the )?year)\\b|\\bhow long ago\\b|\\bhow long (?:has|have|had)\\b|\\bsince when\\b");
 
     private Dates() {
     }
@@ -155,6 +159,14 @@ final class Dates {
             default:
                 return Integer.parseInt(word);
         }
+    }
+
+    /**
+     * True if {@code question} is temporal: it asks for a time ("When did…", "what date", "which day",
+     * "which month or year", "how long ago", "how long has…") or names a period ({@link #period}).
+     */
+    static boolean temporal(String question, Instant now) {
+        return ASKS_WHEN.matcher(question).find() || period(question, now) != null;
     }
 
     /**

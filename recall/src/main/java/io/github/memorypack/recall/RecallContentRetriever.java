@@ -65,7 +65,12 @@ import java.util.concurrent.TimeUnit;
  * {@code "Earlier turn (Sunday 7 May 2023, 13:56 UTC):"} — with what a relative time it says meant
  * then, as {@code ; "yesterday" = Saturday 6 May 2023} — followed by {@code "User: …"} and
  * {@code "Assistant: …"} lines, so that of two versions of a fact the newer one comes last. Tool
- * calls, tool results and system messages are not indexed nor shown.
+ * calls, tool results and system messages are not indexed nor shown. A temporal question (it asks
+ * when, what date, which day, month or year, how long ago, or names a period) about a turn the view
+ * shows gets, after them and within the budget, at most two one-line dated references to such turns
+ * (scored by their words as a recalled turn would be, against the best turn shown or recalled):
+ * {@code Turn shown above (Sunday 7 May 2023, 13:56 UTC; "yesterday" = Saturday 6 May 2023): User: I
+ * finally made it to Kyoto…}, the first words of the matched sentence only (the view has the rest).
  *
  * <h2>The index is derived from the log</h2>
  * Each session has its own Lucene index, opened on its first query and brought level with the log
@@ -179,7 +184,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             return List.of();
         }
         String sessionId = sessionId(metadata.chatMemoryId());
-        return search(sessionId, query.text(), () -> ViewStart.viewStart(store, sessionId, metadata.chatMemory()));
+        return search(sessionId, query.text(), () -> ViewStart.viewStart(store, sessionId, metadata.chatMemory()), true);
     }
 
     /**
@@ -259,6 +264,11 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
     }
 
     private List<Content> search(String sessionId, String text, Cutoff cutoff) {
+        return search(sessionId, text, cutoff, false);
+    }
+
+    /** With {@code view}, the cut-off is where the query's view starts: a temporal question may get dated references to the turns it shows. */
+    private List<Content> search(String sessionId, String text, Cutoff cutoff, boolean view) {
         if (text == null || text.isBlank()) {
             return List.of();
         }
@@ -268,12 +278,13 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             List<Entry> newest = store.readLast(sessionId, 1);
             long[] period = newest.isEmpty() ? null : Dates.period(text, newest.get(0).timestamp());
             long before = cutoff.firstExcluded();
+            boolean shown = view && before != Long.MAX_VALUE && !newest.isEmpty() && Dates.temporal(text, newest.get(0).timestamp());
             if (vector != null) {
                 // the turns this query can return are usually embedded long since (appended while the view
                 // still showed them); if not, wait for the background, bounded: their words are indexed already
                 awaitVectors(index, before, VECTOR_WAIT_NANOS);
             }
-            List<TurnRanking.Hit> hits = index.search(text, vector, before, period, minScore, MAX_TURNS_READ);
+            List<TurnRanking.Hit> hits = index.search(text, vector, before, period, minScore, MAX_TURNS_READ, shown);
             return recalled.assemble(sessionId, text, hits);
         });
     }

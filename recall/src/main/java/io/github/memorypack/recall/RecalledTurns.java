@@ -27,6 +27,8 @@ final class RecalledTurns {
     private final int maxTokens;
     /** A turn scoring under this share of the best turn kept is not returned. */
     private final double cutoff;
+    /** Finds the sentence of a shown turn's message that holds the question's words. */
+    private final RecallAnalyzer analyzer = new RecallAnalyzer();
 
     RecalledTurns(SessionStore store, TokenCountEstimator tokenizer, int maxTokens, double cutoff) {
         this.store = store;
@@ -39,7 +41,8 @@ final class RecalledTurns {
      * Reads the best turns from the store, within the budget, oldest first: a turn that only asked this
      * same question before is left out (it holds no answer), and so is every turn scoring under
      * {@code cutoff} ({@link TurnRanking#RELATIVE_CUTOFF}, or {@link TurnRanking#HYBRID_RELATIVE_CUTOFF} with a model) of the best
-     * one kept.
+     * one kept. After them, within what is left of the budget, a dated reference to each of the view's turns
+     * a temporal question is about ({@link TurnRanking.Hit#shown}: see {@link Turns#reference}).
      */
     List<Content> assemble(String sessionId, String question, List<TurnRanking.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
@@ -47,7 +50,12 @@ final class RecalledTurns {
         shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
         int budget = maxTokens;
         double best = Double.NaN;
+        List<TurnRanking.Hit> inView = new ArrayList<>();
         for (TurnRanking.Hit hit : hits) {
+            if (hit.shown) {
+                inView.add(hit);
+                continue;
+            }
             if (budget <= 0) {
                 break;
             }
@@ -74,6 +82,23 @@ final class RecalledTurns {
                 text = cut(text, budget);
                 tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
             }
+            if (tokens <= budget) {
+                chosen.add(new Recalled(turn.get(0), text, hit.fused));
+                budget -= tokens;
+            }
+        }
+        // a temporal question about turns the view shows: a dated reference to each, within what is left of the budget
+        for (TurnRanking.Hit hit : inView) {
+            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
+            if (turn.isEmpty() || turn.get(0).index() != hit.turn || !turn.get(0).id().equals(hit.turnId)) {
+                continue; // changed since the search: the view is the memory's, not to be second-guessed here
+            }
+            String said = Turns.said((UserMessage) turn.get(0).message());
+            if (shown.contains(said.toLowerCase(java.util.Locale.ROOT))) {
+                continue; // the question itself, or asked before
+            }
+            String text = Turns.reference(turn, hit.best, hit.words, analyzer);
+            int tokens = text == null ? Integer.MAX_VALUE : tokenizer.estimateTokenCountInText(text);
             if (tokens <= budget) {
                 chosen.add(new Recalled(turn.get(0), text, hit.fused));
                 budget -= tokens;

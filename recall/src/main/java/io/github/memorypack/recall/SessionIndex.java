@@ -501,11 +501,15 @@ final class SessionIndex implements Closeable {
         uncommitted = 0;
     }
 
-    /** The turns that start before {@code before} and match {@code query}, best first: see {@link TurnRanking#search}. */
-    List<TurnRanking.Hit> search(String query, float[] queryVector, long before, long[] period, double minRelevance, int limit)
-            throws IOException {
-        return read(before, searcher -> TurnRanking.search(searcher, vectorScan, analyzer.terms(query), queryVector,
-                before, period, minRelevance, limit, similarityFloor));
+    /**
+     * The turns that start before {@code before} and match {@code query}, best first, and with {@code shown}
+     * the view's turns (from {@code before} on) that a temporal question gets a dated reference to: see
+     * {@link TurnRanking#search}. With {@code shown} the searcher must see the newest documents too.
+     */
+    List<TurnRanking.Hit> search(String query, float[] queryVector, long before, long[] period, double minRelevance, int limit,
+                                 boolean shown) throws IOException {
+        return read(shown ? Long.MAX_VALUE : before, searcher -> TurnRanking.search(searcher, vectorScan, analyzer.terms(query),
+                queryVector, before, period, minRelevance, limit, similarityFloor, shown));
     }
 
     private final VectorScan vectorScan = new VectorScan();

@@ -113,6 +113,10 @@ final class TurnRanking {
      * 41.4%) at the same tokens; 0.5 and 0.7 found nothing more, 0.2 the same as 0.3.
      */
     static final double ASPECT_SHARE = 0.3;
+    /** How many messages of the view's turns the lexical search brings, for a temporal question (see {@link #search}). */
+    static final int SHOWN_CANDIDATES = 50;
+    /** Most turns the view shows that a temporal question gets a dated reference to. */
+    static final int MAX_SHOWN = 2;
 
     /** One candidate turn: where it starts in the log, its user message's id, and its scores. */
     static final class Hit {
@@ -126,6 +130,10 @@ final class TurnRanking {
         final Set<String> words = new HashSet<>();
         /** Returned for the part of the question the better turns do not cover, whatever its score (see {@link #search}). */
         boolean aspect;
+        /** A turn the view shows (from {@code before} on), returned for a temporal question as a dated reference only. */
+        boolean shown;
+        /** The log index of its message that covers most of the query (-1 if none holds a query word of weight). */
+        long best = -1;
         double fused;
         double coverage;
         double semantic;
@@ -157,11 +165,21 @@ final class TurnRanking {
      * the best turns. After them come up to {@link #MAX_ASPECTS} turns for the part of the question those
      * turns leave uncovered, marked {@link Hit#aspect} and kept whatever their score (see {@link #aspects}).
      *
+     * <p>With {@code shown} (a temporal question, and a view that starts at {@code before}), the turns from
+     * {@code before} on (the ones the view shows) are candidates too, by their words only (the
+     * {@link #SHOWN_CANDIDATES} best messages by BM25, and those of the period): scored the same way, they
+     * take no part in the ranking above, and at most {@link #MAX_SHOWN} of them come last, marked
+     * {@link Hit#shown}, best first: those whose coverage reaches {@code minRelevance} and whose coverage plus the
+     * period's bonus is at least {@link #RELATIVE_CUTOFF} of the best such score of any candidate turn, shown or
+     * not. The caller gives them a dated reference, not their text.
+     *
      * @param queryVector the query's embedding, or {@code null} for lexical only
      * @param period      the time the question asks about (epoch milliseconds, inclusive), or {@code null}
+     * @param shown       whether to score the view's turns too (needs a searcher that sees every document)
      */
     static List<Hit> search(IndexSearcher searcher, VectorScan vectors, Set<String> queryWords, float[] queryVector,
-                            long before, long[] period, double minRelevance, int limit, double similarityFloor)
+                            long before, long[] period, double minRelevance, int limit, double similarityFloor,
+                            boolean shown)
             throws IOException {
         Query beforeFilter = LongPoint.newRangeQuery(MessageDocuments.TURN, Long.MIN_VALUE, before - 1);
         Map<Integer, Double> similarity = new HashMap<>();
@@ -194,6 +212,17 @@ final class TurnRanking {
                         .add(LongPoint.newRangeQuery(MessageDocuments.TIME, period[0], period[1]), BooleanClause.Occur.FILTER).build();
                 candidates.addAll(ranked(searcher.search(then, PERIOD_CANDIDATES).scoreDocs));
             }
+            if (shown && before != Long.MAX_VALUE) {
+                Query inView = LongPoint.newRangeQuery(MessageDocuments.TURN, before, Long.MAX_VALUE);
+                candidates.addAll(ranked(searcher.search(new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
+                        .add(inView, BooleanClause.Occur.FILTER).build(), SHOWN_CANDIDATES).scoreDocs));
+                if (period != null) {
+                    candidates.addAll(ranked(searcher.search(new BooleanQuery.Builder().add(words, BooleanClause.Occur.MUST)
+                            .add(inView, BooleanClause.Occur.FILTER)
+                            .add(LongPoint.newRangeQuery(MessageDocuments.TIME, period[0], period[1]), BooleanClause.Occur.FILTER)
+                            .build(), PERIOD_CANDIDATES).scoreDocs));
+                }
+            }
         }
         if (queryVector != null) {
             ScoreDoc[] near = vectors.nearest(searcher, SegmentVectors.unit(queryVector), before, similarity);
@@ -219,6 +248,7 @@ final class TurnRanking {
         List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
         List<Hit> scored = new ArrayList<>();
         List<Hit> weak = new ArrayList<>();
+        List<Hit> inView = new ArrayList<>();
         for (Hit hit : hits.values()) {
             double coverage = 0;
             double cosine = 0;
@@ -243,7 +273,11 @@ final class TurnRanking {
                 if (queryWeight > 0 && strongest.getOrDefault(docId, 0.0) >= rare) {
                     double own = covered.getOrDefault(docId, 0.0);
                     double around = Math.max(0, context.getOrDefault(docId, 0.0) - own);
-                    coverage = Math.max(coverage, (own + CONTEXT_WEIGHT * around) / queryWeight);
+                    double message = (own + CONTEXT_WEIGHT * around) / queryWeight;
+                    if (own > 0 && (hit.best < 0 || message > coverage)) {
+                        hit.best = entry;
+                    }
+                    coverage = Math.max(coverage, message);
                     if (own > 0 && entry >= 0) {
                         hit.matched.add(entry);
                     }
@@ -259,6 +293,15 @@ final class TurnRanking {
             double semantic = queryVector == null ? 0 : Math.max(0, (cosine - floor) / (1 - floor));
             hit.coverage = coverage;
             hit.semantic = semantic;
+            if (hit.turn >= before) {
+                // a turn the view shows: by its words only, kept apart from the ranking of recalled turns
+                if (coverage >= minRelevance && hit.best >= 0) {
+                    hit.shown = true;
+                    hit.fused = coverage + (inPeriod ? PERIOD_BONUS : 0);
+                    inView.add(hit);
+                }
+                continue;
+            }
             if (coverage < minRelevance && (queryVector == null || semantic < semanticGate)) {
                 weak.add(hit);
                 continue;
@@ -266,6 +309,7 @@ final class TurnRanking {
             hit.fused = coverage + (inPeriod ? PERIOD_BONUS : 0);
             scored.add(hit);
         }
+        List<Hit> dated = datedShown(inView, scored);
         if (queryVector != null) {
             double bestCoverage = 0;
             double bestSemantic = 0;
@@ -285,8 +329,36 @@ final class TurnRanking {
         List<Hit> result = new ArrayList<>(scored.subList(0, Math.min(limit, scored.size())));
         result.addAll(aspects(scored, weak, queryTerms, queryWeight, RARE_SHARE * onceWeight(searcher),
                 queryVector == null ? RELATIVE_CUTOFF : HYBRID_RELATIVE_CUTOFF));
+        result.addAll(dated);
         attachEntries(searcher, result);
         return result;
+    }
+
+    /**
+     * Of the view's turns that match, those a temporal question gets a dated reference to: at most
+     * {@link #MAX_SHOWN}, best first, each scoring (coverage plus the period's bonus) at least
+     * {@link #RELATIVE_CUTOFF} of the best such score of any candidate, shown or recalled (called before
+     * the recalled turns' scores are combined with a model's).
+     */
+    private static List<Hit> datedShown(List<Hit> inView, List<Hit> scored) {
+        if (inView.isEmpty()) {
+            return List.of();
+        }
+        double best = 0;
+        for (Hit hit : inView) {
+            best = Math.max(best, hit.fused);
+        }
+        for (Hit hit : scored) {
+            best = Math.max(best, hit.fused);
+        }
+        List<Hit> dated = new ArrayList<>();
+        for (Hit hit : inView) {
+            if (hit.fused >= RELATIVE_CUTOFF * best) {
+                dated.add(hit);
+            }
+        }
+        dated.sort(Comparator.comparingDouble((Hit h) -> -h.fused).thenComparingLong(h -> -h.turn));
+        return new ArrayList<>(dated.subList(0, Math.min(MAX_SHOWN, dated.size())));
     }
 
     /**

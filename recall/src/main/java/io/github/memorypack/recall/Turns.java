@@ -107,6 +107,74 @@ final class Turns {
         return turn.size() > MAX_TURN_ENTRIES ? turn.subList(0, MAX_TURN_ENTRIES) : turn;
     }
 
+    /** How many words of the matched sentence a reference to a shown turn quotes. */
+    static final int REFERENCE_WORDS = 10;
+    private static final java.util.regex.Pattern SENTENCE_END = java.util.regex.Pattern.compile("(?<=[.!?])\\s+");
+
+    /**
+     * A reference to a turn the view shows, for a temporal question about it: the date of its message that
+     * matched ({@code best}) and what the relative times that message says meant then, and the first
+     * {@value #REFERENCE_WORDS} words of the message's sentence that holds most of the query's {@code words}
+     * (the view has the rest): {@code Turn shown above (Sunday 7 May 2023, 13:56 UTC; "yesterday" = Saturday 6
+     * May 2023): User: I finally made it to Kyoto yesterday, the temples were…}. {@code null} if that message
+     * is not in the turn.
+     */
+    static String reference(List<Entry> turn, long best, Set<String> words, RecallAnalyzer analyzer) {
+        for (Entry entry : turn) {
+            if (entry.index() != best) {
+                continue;
+            }
+            ChatMessage message = entry.message();
+            String role;
+            String text;
+            if (message instanceof UserMessage) {
+                role = "User";
+                text = said((UserMessage) message);
+            } else if (message instanceof AiMessage && ((AiMessage) message).text() != null) {
+                role = "Assistant";
+                text = ((AiMessage) message).text().strip();
+            } else {
+                return null;
+            }
+            StringBuilder reference = new StringBuilder("Turn shown above (").append(Dates.label(entry.timestamp()));
+            for (String note : Dates.resolve(text, entry.timestamp())) {
+                reference.append("; ").append(note);
+            }
+            return reference.append("): ").append(role).append(": ").append(quote(text, words, analyzer)).toString();
+        }
+        return null;
+    }
+
+    /** The first words of the sentence of {@code text} that holds most of {@code words}, marked "…" where cut. */
+    private static String quote(String text, Set<String> words, RecallAnalyzer analyzer) {
+        String[] sentences = SENTENCE_END.split(text);
+        int chosen = 0;
+        int most = 0;
+        for (int i = 0; i < sentences.length; i++) {
+            int held = 0;
+            try {
+                for (String term : analyzer.terms(sentences[i])) {
+                    held += words.contains(term) ? 1 : 0;
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            if (held > most) {
+                chosen = i;
+                most = held;
+            }
+        }
+        String[] sentenceWords = sentences[chosen].strip().split("\\s+");
+        StringBuilder quote = new StringBuilder(chosen > 0 ? TRIMMED : "");
+        for (int i = 0; i < Math.min(REFERENCE_WORDS, sentenceWords.length); i++) {
+            quote.append(i > 0 ? " " : "").append(sentenceWords[i]);
+        }
+        if (sentenceWords.length > REFERENCE_WORDS) {
+            quote.append(TRIMMED);
+        }
+        return quote.toString();
+    }
+
     /** What a message of a recalled turn that matched nothing of the query is shown as. */
     static final String TRIMMED = "…";
 

@@ -151,4 +151,20 @@ class AiServicesSittingsTest {
         assertThat(recalled).contains("the teacher loved my lopsided blue bowl")
                 .contains("Earlier turn (Monday 8 May 2023, ");
     }
+
+    @Test
+    void should_date_a_turn_the_view_still_shows_when_a_temporal_question_is_about_it() {
+        // given: Kyoto said in the sitting the question is asked in (still in the summary-buffer's view)
+        for (int n = 1; n <= 4; n++) {
+            sitting(n);
+        }
+        sitting(5, "Guess what, Sam: yesterday we finally made it to Kyoto, the temples were stunning.");
+
+        // when
+        String request = say("When did I visit Kyoto?");
+
+        // then: a dated reference to the shown turn, not the turn again
+        assertThat(recalled(request)).contains("Turn shown above (Monday 3 April 2023, ")
+                .contains("\"yesterday\" = Sunday 2 April 2023").doesNotContain("Earlier turn");
+    }
 }

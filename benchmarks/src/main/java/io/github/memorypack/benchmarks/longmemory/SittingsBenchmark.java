@@ -428,7 +428,7 @@ public final class SittingsBenchmark {
         return out.toString();
     }
 
-    /** One line per summary-buffer + recall set-up: the targets' figures and evidence per kind. */
+    /** One line per summary-buffer + recall set-up: the targets' figures, evidence per kind, and the temporal questions' answers. */
     static String summary(Map<String, Row> rows) {
         Row buffer = rows.get(BUFFER);
         StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "| %-44s | %5s | %8s | %8s | %6s | %8s | %10s |",
@@ -438,7 +438,7 @@ public final class SittingsBenchmark {
                 out.append(String.format(Locale.ROOT, " %11s |", kind.label()));
             }
         }
-        out.append('\n');
+        out.append(" temporal answers |\n");
         for (Map.Entry<String, Row> entry : withRecall(rows).entrySet()) {
             Row row = entry.getValue();
             out.append(String.format(Locale.ROOT, "| %-44s | %5d | %7.1f%% | %7.1f%% | %5.1f%% | %8.2f | %9.1f%% |",
@@ -450,7 +450,7 @@ public final class SittingsBenchmark {
                     out.append(String.format(Locale.ROOT, " %10.1f%% |", 100 * row.kinds.get(kind).evidenceShare()));
                 }
             }
-            out.append('\n');
+            out.append(String.format(Locale.ROOT, " %15.1f%% |%n", 100 * row.kinds.get(QuestionKind.TEMPORAL).answerShare()));
         }
         return out.toString();
     }

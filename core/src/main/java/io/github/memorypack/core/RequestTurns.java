@@ -39,6 +39,8 @@ final class RequestTurns {
     private boolean ownKnown;
     private long now = Long.MIN_VALUE;
     private boolean attributed;
+    // an answer closes the caller's own turn without the clock having been read for it (see entry)
+    private boolean untimedClose;
     // what this call's append starts and closes: one turn each, nearly always (a list only for more)
     private SendGate.RunningTurn started;
     private List<SendGate.RunningTurn> moreStarted;
@@ -130,13 +132,28 @@ final class RequestTurns {
             String after = last != null && !last.over && (last == previous || !last.moved()) ? last.turn : null;
             return NewEntry.of(message, tokens, EntryTags.tags(after, turnId, scope.requestId(), scope.attemptId()));
         }
+        boolean answer = message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests();
+        if (answer && !ownKnown) {
+            SendGate.RunningTurn candidate = scope.running(gate);
+            if (candidate != null && candidate.ownedBy(scope) && (!unscoped || gate.runsOnly(candidate))) {
+                // the caller's answer to its own turn closes that turn whether or not it timed out: live, it
+                // is the caller's own; timed out, it is the caller's last turn (below), and no other turn
+                // runs here that a thread of no request could be helping. So no clock read: a closed turn's
+                // time is never read (after a failed append, failed() sets it)
+                ownKnown = true;
+                own = candidate;
+                closing(candidate);
+                untimedClose = true;
+                return NewEntry.of(message, tokens, EntryTags.tags(null, candidate.turn, candidate.requestId,
+                        candidate.attemptId));
+            }
+        }
         SendGate.RunningTurn turn = own();
         SendGate.RunningTurn last = turn == null && !(message instanceof SystemMessage) ? scope.last(gate) : null;
         if (last != null && last.ownedBy(scope)) {
             // more of the caller's own turn after its answer: it belongs there (and runs again if it awaits one)
             turn = last;
             own = last;
-            boolean answer = message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests();
             if (last.over && !answer && !(message instanceof dev.langchain4j.data.message.ToolExecutionResultMessage)) {
                 gate.reopen(last, now());
             }
@@ -155,7 +172,7 @@ final class RequestTurns {
         }
         if (turn != null) {
             turn.lastMillis = now();
-            if (message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests()) {
+            if (answer) {
                 closing(turn);
             }
         }
@@ -173,8 +190,11 @@ final class RequestTurns {
         finish(closing, moreClosing);
     }
 
-    /** The append failed: the turns it started never ran. */
+    /** The append failed: the turns it started never ran; the ones it would have closed had a message now. */
     void failed() {
+        if (untimedClose) {
+            closing.lastMillis = now();
+        }
         finish(started, moreStarted);
     }
 

@@ -54,6 +54,9 @@ final class SendGate {
         final WeakReference<SessionMemory> memory;
         volatile long lastMillis;
         volatile boolean over;
+        // whether it is in its gate's list of running turns: written under the gate's lock before the
+        // volatile runningSize, and read after reading that (runsOnly), so no volatile of its own
+        boolean listed;
         // the threads that added to it without a scope; made when the first one does (guarded by the gate)
         private volatile Set<Thread> helpers;
 
@@ -156,6 +159,7 @@ final class SendGate {
         }
         RunningTurn turn = new RunningTurn(this, turnId, scope, memory, nowMillis);
         running.add(turn);
+        turn.listed = true;
         runningSize = running.size();
         return turn;
     }
@@ -166,6 +170,14 @@ final class SendGate {
      */
     boolean idle() {
         return runningSize == 0;
+    }
+
+    /**
+     * True if {@code turn} is the one turn that runs here, read without the lock (a snapshot, like
+     * {@link #idle()}): then no other turn runs that a thread could be helping.
+     */
+    boolean runsOnly(RunningTurn turn) {
+        return runningSize == 1 && turn.listed;
     }
 
     /** The oldest turn running here that {@code scope} does not own, or null. */
@@ -258,6 +270,7 @@ final class SendGate {
         turn.lastMillis = nowMillis;
         if (!running.contains(turn)) {
             running.add(turn);
+            turn.listed = true;
         }
         runningSize = running.size();
     }
@@ -266,6 +279,7 @@ final class SendGate {
     synchronized void finishAll() {
         for (RunningTurn turn : running) {
             turn.over = true;
+            turn.listed = false;
         }
         running.clear();
         runningSize = 0;
@@ -299,6 +313,7 @@ final class SendGate {
         for (int i = 0; i < running.size(); i++) {
             if (running.get(i) == turn) {
                 running.remove(i);
+                turn.listed = false;
                 return true;
             }
         }

@@ -163,10 +163,11 @@ final class Dates {
 
     /**
      * True if {@code question} is temporal: it asks for a time ("When did…", "what date", "which day",
-     * "which month or year", "how long ago", "how long has…") or names a period ({@link #period}).
+     * "which month or year", "how long ago", "how long has…") or names a period ({@code period}: what
+     * {@link #period} found in it, or {@code null}).
      */
-    static boolean temporal(String question, Instant now) {
-        return ASKS_WHEN.matcher(question).find() || period(question, now) != null;
+    static boolean temporal(String question, long[] period) {
+        return period != null || ASKS_WHEN.matcher(question).find();
     }
 
     /**

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 import java.util.function.BooleanSupplier;
-import java.util.regex.Pattern;
 
 /**
  * The messages of one session index whose text is indexed and whose embeddings are still to come,
@@ -25,7 +24,6 @@ final class PendingVectors {
     static final int EMBED_BATCH = 64;
     /** Most sentences of one message embedded on their own. */
     static final int MAX_SENTENCES = 6;
-    private static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?])\\s+");
 
     /**
      * A message whose text is indexed and whose embeddings are not yet: what the background embeds
@@ -173,7 +171,7 @@ final class PendingVectors {
 
     /** The sentences of a text of more than one, each of three words or more (none for a single sentence). */
     static List<String> sentences(String text) {
-        String[] parts = SENTENCE_END.split(text.strip());
+        String[] parts = Turns.SENTENCE_END.split(text.strip());
         List<String> sentences = new ArrayList<>();
         if (parts.length < 2) {
             return sentences;

@@ -278,7 +278,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
             List<Entry> newest = store.readLast(sessionId, 1);
             long[] period = newest.isEmpty() ? null : Dates.period(text, newest.get(0).timestamp());
             long before = cutoff.firstExcluded();
-            boolean shown = view && before != Long.MAX_VALUE && !newest.isEmpty() && Dates.temporal(text, newest.get(0).timestamp());
+            boolean shown = view && before != Long.MAX_VALUE && !newest.isEmpty() && Dates.temporal(text, period);
             if (vector != null) {
                 // the turns this query can return are usually embedded long since (appended while the view
                 // still showed them); if not, wait for the background, bounded: their words are indexed already

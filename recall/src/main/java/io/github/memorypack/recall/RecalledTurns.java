@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -47,7 +48,7 @@ final class RecalledTurns {
     List<Content> assemble(String sessionId, String question, List<TurnRanking.Hit> hits) {
         List<Recalled> chosen = new ArrayList<>();
         Set<String> shown = new HashSet<>();
-        shown.add(question.strip().toLowerCase(java.util.Locale.ROOT));
+        shown.add(question.strip().toLowerCase(Locale.ROOT));
         int budget = maxTokens;
         double best = Double.NaN;
         List<TurnRanking.Hit> inView = new ArrayList<>();
@@ -70,7 +71,7 @@ final class RecalledTurns {
                 throw new RecallContentRetriever.StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
             }
             String said = Turns.said((UserMessage) turn.get(0).message());
-            if (!shown.add(said.toLowerCase(java.util.Locale.ROOT))) {
+            if (!shown.add(said.toLowerCase(Locale.ROOT))) {
                 continue; // the same words said again (or the question asked again): one copy, or none
             }
             if (Double.isNaN(best)) {
@@ -94,7 +95,7 @@ final class RecalledTurns {
                 continue; // changed since the search: the view is the memory's, not to be second-guessed here
             }
             String said = Turns.said((UserMessage) turn.get(0).message());
-            if (shown.contains(said.toLowerCase(java.util.Locale.ROOT))) {
+            if (shown.contains(said.toLowerCase(Locale.ROOT))) {
                 continue; // the question itself, or asked before
             }
             String text = Turns.reference(turn, hit.best, hit.words, analyzer);

@@ -7,9 +7,13 @@ import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What recall reads out of a log entry and how it shows a turn: the searchable text of a message,
@@ -109,7 +113,8 @@ final class Turns {
 
     /** How many words of the matched sentence a reference to a shown turn quotes. */
     static final int REFERENCE_WORDS = 10;
-    private static final java.util.regex.Pattern SENTENCE_END = java.util.regex.Pattern.compile("(?<=[.!?])\\s+");
+    /** Where a sentence ends: after its full stop, question or exclamation mark (what is embedded and quoted apart). */
+    static final Pattern SENTENCE_END = Pattern.compile("(?<=[.!?])\\s+");
 
     /**
      * A reference to a turn the view shows, for a temporal question about it: the date of its message that
@@ -121,28 +126,35 @@ final class Turns {
      */
     static String reference(List<Entry> turn, long best, Set<String> words, RecallAnalyzer analyzer) {
         for (Entry entry : turn) {
-            if (entry.index() != best) {
-                continue;
+            if (entry.index() == best) {
+                String text = shownText(entry.message());
+                return text == null ? null : dated("Turn shown above", entry.timestamp(), text).append("): ")
+                        .append(role(entry.message())).append(": ").append(quote(text, words, analyzer)).toString();
             }
-            ChatMessage message = entry.message();
-            String role;
-            String text;
-            if (message instanceof UserMessage) {
-                role = "User";
-                text = said((UserMessage) message);
-            } else if (message instanceof AiMessage && ((AiMessage) message).text() != null) {
-                role = "Assistant";
-                text = ((AiMessage) message).text().strip();
-            } else {
-                return null;
-            }
-            StringBuilder reference = new StringBuilder("Turn shown above (").append(Dates.label(entry.timestamp()));
-            for (String note : Dates.resolve(text, entry.timestamp())) {
-                reference.append("; ").append(note);
-            }
-            return reference.append("): ").append(role).append(": ").append(quote(text, words, analyzer)).toString();
         }
         return null;
+    }
+
+    /** The text recall shows of a message: what the user said, an AI message's text; {@code null} for none. */
+    private static String shownText(ChatMessage message) {
+        if (message instanceof UserMessage) {
+            return said((UserMessage) message);
+        }
+        String text = message instanceof AiMessage ? ((AiMessage) message).text() : null;
+        return text == null || text.isBlank() ? null : text.strip();
+    }
+
+    private static String role(ChatMessage message) {
+        return message instanceof UserMessage ? "User" : "Assistant";
+    }
+
+    /** {@code kind (date; what the relative times in text meant then}: the start of a turn's label, left open. */
+    private static StringBuilder dated(String kind, Instant time, String text) {
+        StringBuilder label = new StringBuilder(kind).append(" (").append(Dates.label(time));
+        for (String note : Dates.resolve(text, time)) {
+            label.append("; ").append(note);
+        }
+        return label;
     }
 
     /** The first words of the sentence of {@code text} that holds most of {@code words}, marked "…" where cut. */
@@ -156,8 +168,8 @@ final class Turns {
                 for (String term : analyzer.terms(sentences[i])) {
                     held += words.contains(term) ? 1 : 0;
                 }
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             if (held > most) {
                 chosen = i;
@@ -194,15 +206,10 @@ final class Turns {
         List<String> texts = new ArrayList<>();
         List<Long> indices = new ArrayList<>();
         for (Entry entry : turn) {
-            ChatMessage message = entry.message();
-            if (message instanceof UserMessage) {
-                roles.add("User");
-                texts.add(said((UserMessage) message));
-                indices.add(entry.index());
-            } else if (message instanceof AiMessage && ((AiMessage) message).text() != null
-                    && !((AiMessage) message).text().isBlank()) {
-                roles.add("Assistant");
-                texts.add(((AiMessage) message).text().strip());
+            String text = shownText(entry.message());
+            if (text != null) {
+                roles.add(role(entry.message()));
+                texts.add(text);
                 indices.add(entry.index());
             }
         }
@@ -220,10 +227,6 @@ final class Turns {
                 shown.append('\n').append(text);
             }
         }
-        StringBuilder text = new StringBuilder("Earlier turn (").append(Dates.label(turn.get(0).timestamp()));
-        for (String note : Dates.resolve(shown.toString(), turn.get(0).timestamp())) {
-            text.append("; ").append(note);
-        }
-        return text.append("):").append(lines).toString();
+        return dated("Earlier turn", turn.get(0).timestamp(), shown.toString()).append("):").append(lines).toString();
     }
 }

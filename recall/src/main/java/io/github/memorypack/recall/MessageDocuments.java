@@ -26,6 +26,8 @@ import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.util.BytesRef;
 
@@ -152,6 +154,14 @@ final class MessageDocuments {
     static Document tagged(IndexSearcher searcher, String tag) throws IOException {
         ScoreDoc[] docs = searcher.search(new TermQuery(new Term(TAG, tag)), 1).scoreDocs;
         return docs.length == 0 ? null : searcher.storedFields().document(docs[0].doc, Set.of(TURN, TURN_ID));
+    }
+
+    /** The log index of the newest message before {@code before} whose text is indexed, or -1. */
+    static long newestBefore(IndexSearcher searcher, long before) throws IOException {
+        ScoreDoc[] docs = searcher.search(textDocuments(LongPoint.newRangeQuery(ENTRY, Long.MIN_VALUE, before - 1)), 1,
+                new Sort(new SortField(ENTRY, SortField.Type.LONG, true))).scoreDocs;
+        return docs.length == 0 ? -1
+                : searcher.storedFields().document(docs[0].doc, Set.of(ENTRY)).getField(ENTRY).numericValue().longValue();
     }
 
     /** The turn of each message from log index {@code from} on whose text is indexed, by log index. */

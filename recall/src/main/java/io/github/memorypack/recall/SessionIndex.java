@@ -136,6 +136,7 @@ final class SessionIndex implements Closeable {
         turn = point.turn();
         turnId = point.turnId();
         first = point.first();
+        previousUnread = next > 0; // the text of the message indexed last is in the log, not the commit
         // the messages indexed before the commit whose embeddings were still to come: embedded again by
         // the first catch-up (which may read the store; the constructor does not)
         requeueFrom = model != null && point.vectors() < next ? point.vectors() : -1;
@@ -148,6 +149,7 @@ final class SessionIndex implements Closeable {
         turnId = null;
         first = 0;
         previousText = null;
+        previousUnread = false;
         contextOf.clear();
         turnsByTag.clear();
         attemptsByRequest.clear();
@@ -243,6 +245,7 @@ final class SessionIndex implements Closeable {
                     turn = -1;
                     turnId = null;
                     previousText = null;
+                    previousUnread = false;
                     turnsByTag.clear();
                 } else if (LogFormat.SET.equals(record)) {
                     for (long[] range : LogFormat.superseded(message)) {
@@ -276,6 +279,10 @@ final class SessionIndex implements Closeable {
             if (text == null || entryTurn < 0) {
                 continue; // not conversation, or before the first user message (no turn to show it in)
             }
+            if (previousUnread) {
+                previousText = previousTextBefore(entry.index());
+                previousUnread = false;
+            }
             if (previousText != null) {
                 contextOf.put(entry.index(), previousText);
             }
@@ -290,8 +297,25 @@ final class SessionIndex implements Closeable {
 
     /** The text of the conversation message indexed last: the context of the next one. */
     private String previousText;
+    /**
+     * True after a restart until the next conversation message is indexed: {@link #previousText} is
+     * then read from the log (the newest message indexed before), so that message gets the context an
+     * index built in one go gives it.
+     */
+    private boolean previousUnread;
     /** The context (the message before) of entries collected for the next {@link #flush}, by log index. */
     private final Map<Long, String> contextOf = new HashMap<>();
+
+    /** The searchable text of the newest message indexed before log index {@code index}, read from the log; or null. */
+    private String previousTextBefore(long index) throws IOException {
+        long previous = read(Long.MAX_VALUE, searcher -> MessageDocuments.newestBefore(searcher, index));
+        if (previous < 0) {
+            return null;
+        }
+        List<Entry> entries = store.read(sessionId, previous, 1);
+        return entries.isEmpty() || entries.get(0).index() != previous ? null
+                : Turns.searchableText(entries.get(0).message());
+    }
 
     /** Where a turn starts: its user message's log index and id. */
     private record TurnRef(long turn, String turnId) {

@@ -3,6 +3,7 @@ package io.github.memorypack.recall;
 import static io.github.memorypack.recall.Chats.BUDGET;
 import static io.github.memorypack.recall.Chats.BUDGET_ANSWER;
 import static io.github.memorypack.recall.Chats.BUDGET_QUESTION;
+import static io.github.memorypack.recall.Chats.OTHER_QUESTION;
 import static io.github.memorypack.recall.Chats.SISTER;
 import static io.github.memorypack.recall.Chats.SISTER_ANSWER;
 import static io.github.memorypack.recall.Chats.SISTER_QUESTION;
@@ -33,6 +34,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -99,6 +105,58 @@ class PersistentIndexTest {
         assertThat(recall.indexedMessages("ana")).isEqualTo(66);
         assertThat(store.sessions()).containsExactly("ana");
         recall.close();
+    }
+
+    @Test
+    void should_index_the_messages_after_a_restart_as_an_index_built_in_one_go_does() throws IOException {
+        // given: a turn indexed, a restart, then a turn that says little itself: what it is about is in
+        // the message before it (each message is indexed with the one before it as its context)
+        RecallContentRetriever recall = lexical();
+        WindowChatMemory memory = memory("ana");
+        turn(memory, "Next month Marta and I are hiking across the Dolomites.", "Wonderful, the Dolomites in"
+                + " late summer are the best time for it.");
+        recall.retrieve(query(memory, OTHER_QUESTION)); // indexes the turn
+        recall.close();
+        recall = lexical();
+        memory = memory("ana");
+        turn(memory, "Great, then I will book the huts now.", "Do it early, they fill up fast.");
+        fillers(memory, 0, 10);
+        List<String> questions = List.of("Which mountains is Ana hiking in with Marta?",
+                "When is the best time for the Dolomites?", "What should I book early?", OTHER_QUESTION);
+
+        // when
+        List<String> afterRestart = recalled(recall, memory, questions);
+        recall.close();
+        int withContextAfterRestart = messagesWithContext();
+        deleteTree(indexOf("ana"));
+        recall = lexical();
+        List<String> inOneGo = recalled(recall, memory("ana"), questions);
+        recall.close();
+
+        // then: every message but the first has its context, the first after the restart too
+        assertThat(messagesWithContext()).isEqualTo(2 * 12 - 1);
+        assertThat(withContextAfterRestart).isEqualTo(2 * 12 - 1);
+        assertThat(afterRestart).isEqualTo(inOneGo);
+    }
+
+    /** How many indexed messages of "ana" have a context (the message before them), read from the index files. */
+    private int messagesWithContext() throws IOException {
+        try (Directory directory = FSDirectory.open(indexOf("ana")); DirectoryReader reader = DirectoryReader.open(directory)) {
+            return new IndexSearcher(reader).count(new FieldExistsQuery(MessageDocuments.CONTEXT));
+        }
+    }
+
+    private RecallContentRetriever lexical() {
+        store = FileSessionStore.of(folder);
+        return RecallContentRetriever.builder().store(store).lexicalOnly().build();
+    }
+
+    private static List<String> recalled(RecallContentRetriever recall, WindowChatMemory memory, List<String> questions) {
+        List<String> found = new ArrayList<>();
+        for (String question : questions) {
+            found.add(question + " -> " + joined(recall.retrieve(query(memory, question))));
+        }
+        return found;
     }
 
     @Test

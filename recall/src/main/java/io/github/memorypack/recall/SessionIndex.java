@@ -298,9 +298,9 @@ final class SessionIndex implements Closeable {
     /** The text of the conversation message indexed last: the context of the next one. */
     private String previousText;
     /**
-     * True after a restart until the next conversation message is indexed: {@link #previousText} is
-     * then read from the log (the newest message indexed before), so that message gets the context an
-     * index built in one go gives it.
+     * True after a restart, and after a deletion, until the next conversation message is indexed:
+     * {@link #previousText} is then read from the log (the newest message still indexed before), so that
+     * message gets the context an index built in one go gives it, never the text of a deleted message.
      */
     private boolean previousUnread;
     /** The context (the message before) of entries collected for the next {@link #flush}, by log index. */
@@ -385,6 +385,7 @@ final class SessionIndex implements Closeable {
                 .add(new TermQuery(new Term(MessageDocuments.ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
         unembedded.dropOtherAttempts(request, attempt);
         stale = true;
+        contextDeleted();
         return true;
     }
 
@@ -434,6 +435,18 @@ final class SessionIndex implements Closeable {
         files.writer.deleteDocuments(LongPoint.newRangeQuery(MessageDocuments.ENTRY, from, to));
         unembedded.drop(from, to);
         stale = true;
+        contextDeleted();
+    }
+
+    /**
+     * After a deletion (replaced by set(), an earlier attempt, trimmed) the message indexed last may be
+     * gone from the conversation: the next message's context is read again from the index, the newest
+     * message still indexed before it, as after a restart (else a message set() wrote, or a retry's
+     * question, would be found by the words of what it replaced).
+     */
+    private void contextDeleted() {
+        previousText = null;
+        previousUnread = true;
     }
 
     /**

@@ -203,9 +203,22 @@ final class SessionIndex implements Closeable {
             if (batch.isEmpty()) {
                 break;
             }
-            add(batch);
-            changed = true;
             Entry last = batch.get(batch.size() - 1);
+            long turnBefore = turn;
+            String turnIdBefore = turnId;
+            try {
+                add(batch);
+            } catch (RuntimeException e) {
+                // a store failure part-way (reading a context back): the batch is read again by the next
+                // catch-up, so the documents it added already go (what it deleted stays deleted: that is
+                // done again anyway), or they would be indexed twice
+                deleteEntries(batch.get(0).index(), last.index());
+                contextOf.clear();
+                turn = turnBefore;
+                turnId = turnIdBefore;
+                throw e;
+            }
+            changed = true;
             next = last.index() + 1;
             lastId = last.id();
             from = next;

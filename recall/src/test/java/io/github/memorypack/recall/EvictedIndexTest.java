@@ -6,16 +6,11 @@ import static io.github.memorypack.recall.Chats.query;
 import static io.github.memorypack.recall.Chats.turn;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.InMemorySessionStore;
-import io.github.memorypack.core.NewEntry;
-import io.github.memorypack.core.SessionState;
-import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.window.WindowChatMemory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,13 +27,17 @@ class EvictedIndexTest {
     Path folder;
 
     /** An in-memory store whose next read of one session waits until released (a slow store under a long query). */
-    private static final class SlowStore implements SessionStore {
-        final SessionStore store = InMemorySessionStore.create();
+    private static final class SlowStore extends HookedStore {
         final AtomicReference<String> slow = new AtomicReference<>();
         final CountDownLatch reading = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
 
-        private void maybeWait(String sessionId) {
+        SlowStore() {
+            super(InMemorySessionStore.create());
+        }
+
+        @Override
+        void beforeRead(String sessionId, long fromIndex, int maxCount) {
             String waiting = slow.get();
             if (sessionId.equals(waiting) && slow.compareAndSet(waiting, null)) {
                 reading.countDown();
@@ -48,57 +47,6 @@ class EvictedIndexTest {
                     Thread.currentThread().interrupt();
                 }
             }
-        }
-
-        @Override
-        public List<Entry> append(String sessionId, List<NewEntry> entries, String idempotencyKey) {
-            return store.append(sessionId, entries, idempotencyKey);
-        }
-
-        @Override
-        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
-            maybeWait(sessionId);
-            return store.read(sessionId, fromIndex, maxCount);
-        }
-
-        @Override
-        public List<Entry> readLast(String sessionId, int count) {
-            return store.readLast(sessionId, count);
-        }
-
-        @Override
-        public long nextIndex(String sessionId) {
-            return store.nextIndex(sessionId);
-        }
-
-        @Override
-        public SessionState state(String sessionId) {
-            return store.state(sessionId);
-        }
-
-        @Override
-        public Optional<SessionState> compareAndSetState(String sessionId, long expectedVersion, SessionState newState) {
-            return store.compareAndSetState(sessionId, expectedVersion, newState);
-        }
-
-        @Override
-        public void replace(String sessionId, List<NewEntry> entries) {
-            store.replace(sessionId, entries);
-        }
-
-        @Override
-        public void trim(String sessionId, long beforeIndex) {
-            store.trim(sessionId, beforeIndex);
-        }
-
-        @Override
-        public List<String> sessions() {
-            return store.sessions();
-        }
-
-        @Override
-        public void delete(String sessionId) {
-            store.delete(sessionId);
         }
     }
 

@@ -124,6 +124,45 @@ class SupersededTextTest {
         assertThat(afterRestart.get(0)).isEqualTo("Bergen? -> ");
     }
 
+    @Test
+    void should_index_each_message_once_when_the_store_fails_while_the_index_reads_a_context_back() {
+        // given: a turn whose answer set() replaces, and a store whose read of that turn's question fails
+        // once: the read that gives the replacement its context, after the batch's first documents were added
+        java.util.concurrent.atomic.AtomicLong failAt = new java.util.concurrent.atomic.AtomicLong(-1);
+        HookedStore store = new HookedStore(io.github.memorypack.core.InMemorySessionStore.create(clock)) {
+            @Override
+            void beforeRead(String sessionId, long fromIndex, int maxCount) {
+                if (maxCount == 1 && failAt.compareAndSet(fromIndex, -1)) {
+                    throw new io.github.memorypack.core.StoreException("store unavailable for a moment");
+                }
+            }
+        };
+        RecallContentRetriever recall = lexical(store);
+        WindowChatMemory memory = window(store);
+        fillers(memory, 0, 5);
+        recall.update("ana");
+        long question = store.nextIndex("ana");
+        turn(memory, SISTER, SISTER_ANSWER);
+        List<ChatMessage> view = new ArrayList<>(memory.messages());
+        view.set(view.size() - 1, AiMessage.from("That is a big move! I hope she enjoys the north."));
+        memory.set(view);
+        failAt.set(question);
+
+        // when: the catch-up fails on the store, and the next one succeeds
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> recall.update("ana"))
+                .isInstanceOf(io.github.memorypack.core.StoreException.class);
+        recall.update("ana");
+        int indexed = recall.indexedMessages("ana");
+        recall.rebuild("ana");
+        int inOneGo = recall.indexedMessages("ana");
+        recall.close();
+
+        // then: what an index built in one go holds (5 fillers, the question and the replacement answer)
+        assertThat(failAt.get()).isEqualTo(-1);
+        assertThat(inOneGo).isEqualTo(2 * 5 + 2);
+        assertThat(indexed).isEqualTo(inOneGo);
+    }
+
     private static List<String> recalled(RecallContentRetriever recall, WindowChatMemory memory, List<String> questions) {
         List<String> found = new ArrayList<>();
         for (String question : questions) {

@@ -300,6 +300,7 @@ final class SessionIndex implements Closeable {
                 contextOf.put(entry.index(), previousText);
             }
             previousText = text;
+            previousIndex = entry.index();
             pending.add(entry);
             texts.add(text);
             turns.add(entryTurn);
@@ -310,6 +311,8 @@ final class SessionIndex implements Closeable {
 
     /** The text of the conversation message indexed last: the context of the next one. */
     private String previousText;
+    /** The log index of the message {@link #previousText} is the text of. */
+    private long previousIndex = -1;
     /**
      * True after a restart, and after a deletion, until the next conversation message is indexed:
      * {@link #previousText} is then read from the log (the newest message still indexed before), so that
@@ -322,6 +325,7 @@ final class SessionIndex implements Closeable {
     /** The searchable text of the newest message indexed before log index {@code index}, read from the log; or null. */
     private String previousTextBefore(long index) throws IOException {
         long previous = read(Long.MAX_VALUE, searcher -> MessageDocuments.newestBefore(searcher, index));
+        previousIndex = previous;
         if (previous < 0) {
             return null;
         }
@@ -448,12 +452,14 @@ final class SessionIndex implements Closeable {
         files.writer.deleteDocuments(LongPoint.newRangeQuery(MessageDocuments.ENTRY, from, to));
         unembedded.drop(from, to);
         stale = true;
-        contextDeleted();
+        if (!previousUnread && previousText != null && previousIndex >= from && previousIndex <= to) {
+            contextDeleted();
+        }
     }
 
     /**
-     * After a deletion (replaced by set(), an earlier attempt, trimmed) the message indexed last may be
-     * gone from the conversation: the next message's context is read again from the index, the newest
+     * After a deletion of the message indexed last (replaced by set(), an earlier attempt, trimmed, or
+     * a batch given up): the next message's context is read again from the index, the newest
      * message still indexed before it, as after a restart (else a message set() wrote, or a retry's
      * question, would be found by the words of what it replaced).
      */

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ final class OpenIndexes {
     /** What identifies the model's vectors in an index; for a given model, found when the first index opens. */
     private String modelKey;
     private final Map<String, SessionIndex> open = new LinkedHashMap<>(16, 0.75f, true);
+    /** Indexes evicted from {@link #open} and not closed yet, by session id (guarded by {@link #open}). */
+    private final Map<String, SessionIndex> closing = new HashMap<>();
     private boolean closed;
 
     OpenIndexes(SessionStore store, EmbeddingModel model, String modelKey, Path indexDirectory) {
@@ -44,38 +47,66 @@ final class OpenIndexes {
      * @throws IllegalStateException if the retriever is closed
      */
     SessionIndex get(String sessionId) {
-        SessionIndex evicted = null;
-        SessionIndex index;
-        synchronized (open) {
-            if (closed) {
-                throw new IllegalStateException("this RecallContentRetriever is closed");
+        while (true) {
+            SessionIndex evicted = null;
+            String evictedId = null;
+            SessionIndex stillClosing;
+            SessionIndex index;
+            synchronized (open) {
+                if (closed) {
+                    throw new IllegalStateException("this RecallContentRetriever is closed");
+                }
+                index = open.get(sessionId);
+                if (index != null && !index.closed) {
+                    return index;
+                }
+                stillClosing = closing.get(sessionId);
+                if (stillClosing == null) {
+                    if (modelKey == null) {
+                        modelKey = RecallContentRetriever.modelKey(model); // may ask a remote model its dimension: not at build()
+                    }
+                    index = new SessionIndex(sessionId, store, model, modelKey,
+                            indexDirectory == null ? null : indexDirectory.resolve(sessionId));
+                    open.put(sessionId, index);
+                    if (open.size() > RecallContentRetriever.MAX_OPEN_SESSIONS) {
+                        Iterator<Map.Entry<String, SessionIndex>> eldest = open.entrySet().iterator();
+                        Map.Entry<String, SessionIndex> entry = eldest.next();
+                        evictedId = entry.getKey();
+                        evicted = entry.getValue();
+                        eldest.remove();
+                        closing.put(evictedId, evicted);
+                    }
+                }
             }
-            index = open.get(sessionId);
-            if (index != null && !index.closed) {
-                return index;
+            if (stillClosing != null) {
+                // evicted, and its close waits for a query still running on it: the index's files (and, on
+                // disk, its lock) are free only once it is closed, so close it here (once it is free) and
+                // open it again; opening it meanwhile would find it locked and index the session in memory
+                closeEvicted(sessionId, stillClosing);
+                continue;
             }
-            if (modelKey == null) {
-                modelKey = RecallContentRetriever.modelKey(model); // may ask a remote model its dimension: not at build()
+            if (evicted != null) {
+                if (!evicted.persistent() && WARNED_IN_MEMORY_EVICTION.compareAndSet(false, true)) {
+                    LOG.warn("More than {} sessions used recall through one retriever with in-memory indexes: the least"
+                            + " recently used session's index was dropped and will be rebuilt from its log (every message"
+                            + " embedded again) when it is next queried. For that many active sessions, set"
+                            + " indexDirectory(…). (Logged once.)", RecallContentRetriever.MAX_OPEN_SESSIONS);
+                }
+                closeEvicted(evictedId, evicted);
             }
-            index = new SessionIndex(sessionId, store, model, modelKey,
-                    indexDirectory == null ? null : indexDirectory.resolve(sessionId));
-            open.put(sessionId, index);
-            if (open.size() > RecallContentRetriever.MAX_OPEN_SESSIONS) {
-                Iterator<Map.Entry<String, SessionIndex>> eldest = open.entrySet().iterator();
-                evicted = eldest.next().getValue();
-                eldest.remove();
-            }
+            return index;
         }
-        if (evicted != null) {
-            if (!evicted.persistent() && WARNED_IN_MEMORY_EVICTION.compareAndSet(false, true)) {
-                LOG.warn("More than {} sessions used recall through one retriever with in-memory indexes: the least"
-                        + " recently used session's index was dropped and will be rebuilt from its log (every message"
-                        + " embedded again) when it is next queried. For that many active sessions, set"
-                        + " indexDirectory(…). (Logged once.)", RecallContentRetriever.MAX_OPEN_SESSIONS);
-            }
+    }
+
+    /** Closes (and commits) an evicted index under its lock, then forgets it. */
+    private void closeEvicted(String sessionId, SessionIndex evicted) {
+        try {
             close(evicted);
+        } finally {
+            synchronized (open) {
+                closing.remove(sessionId, evicted);
+            }
         }
-        return index;
     }
 
     private static final AtomicBoolean WARNED_IN_MEMORY_EVICTION = new AtomicBoolean();

@@ -63,7 +63,7 @@ final class RecalledTurns {
             if (hit.fused < cutoff * best && !hit.aspect) {
                 continue;
             }
-            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
+            List<Entry> turn = read(sessionId, hit);
             if (turn.isEmpty() || turn.get(0).index() != hit.turn) {
                 continue; // trimmed after the index caught up, or its question was replaced
             }
@@ -71,7 +71,7 @@ final class RecalledTurns {
                 throw new RecallContentRetriever.StaleIndexException("turn at log index " + hit.turn + " is not the one indexed");
             }
             String said = Turns.said((UserMessage) turn.get(0).message());
-            if (!shown.add(said.toLowerCase(Locale.ROOT))) {
+            if (!said.isEmpty() && !shown.add(said.toLowerCase(Locale.ROOT))) {
                 continue; // the same words said again (or the question asked again): one copy, or none
             }
             if (Double.isNaN(best)) {
@@ -90,7 +90,7 @@ final class RecalledTurns {
         }
         // a temporal question about turns the view shows: a dated reference to each, within what is left of the budget
         for (TurnRanking.Hit hit : inView) {
-            List<Entry> turn = Turns.read(store, sessionId, hit.entries);
+            List<Entry> turn = read(sessionId, hit);
             if (turn.isEmpty() || turn.get(0).index() != hit.turn || !turn.get(0).id().equals(hit.turnId)) {
                 continue; // changed since the search: the view is the memory's, not to be second-guessed here
             }
@@ -116,6 +116,27 @@ final class RecalledTurns {
                     Map.of(ContentMetadata.SCORE, r.relevance)));
         }
         return contents;
+    }
+
+    /**
+     * The entries of a hit's turn, read from the store: its indexed messages and, when its user message was
+     * not indexed for having no words (a photo sent alone), that message first, so the answer is shown with
+     * the turn it belongs to. A user message with words that is not indexed was deleted from the index
+     * (replaced, retried, cleared): it is not read, and the turn does not start at {@code hit.turn}.
+     */
+    private List<Entry> read(String sessionId, TurnRanking.Hit hit) {
+        if (hit.entries.isEmpty() || hit.entries.get(0) == hit.turn) {
+            return Turns.read(store, sessionId, hit.entries);
+        }
+        List<Long> indices = new ArrayList<>(hit.entries.size() + 1);
+        indices.add(hit.turn);
+        indices.addAll(hit.entries);
+        List<Entry> turn = Turns.read(store, sessionId, indices);
+        if (!turn.isEmpty() && turn.get(0).index() == hit.turn && (!(turn.get(0).message() instanceof UserMessage)
+                || Turns.searchableText(turn.get(0).message()) != null)) {
+            return turn.subList(1, turn.size()); // not a question without words: as before, the turn is left out
+        }
+        return turn;
     }
 
     private static final class Recalled {

@@ -203,9 +203,22 @@ final class SessionIndex implements Closeable {
             if (batch.isEmpty()) {
                 break;
             }
-            add(batch);
-            changed = true;
             Entry last = batch.get(batch.size() - 1);
+            long turnBefore = turn;
+            String turnIdBefore = turnId;
+            try {
+                add(batch);
+            } catch (RuntimeException e) {
+                // a store failure part-way (reading a context back): the batch is read again by the next
+                // catch-up, so the documents it added already go (what it deleted stays deleted: that is
+                // done again anyway), or they would be indexed twice
+                deleteEntries(batch.get(0).index(), last.index());
+                contextOf.clear();
+                turn = turnBefore;
+                turnId = turnIdBefore;
+                throw e;
+            }
+            changed = true;
             next = last.index() + 1;
             lastId = last.id();
             from = next;
@@ -287,6 +300,7 @@ final class SessionIndex implements Closeable {
                 contextOf.put(entry.index(), previousText);
             }
             previousText = text;
+            previousIndex = entry.index();
             pending.add(entry);
             texts.add(text);
             turns.add(entryTurn);
@@ -297,10 +311,12 @@ final class SessionIndex implements Closeable {
 
     /** The text of the conversation message indexed last: the context of the next one. */
     private String previousText;
+    /** The log index of the message {@link #previousText} is the text of. */
+    private long previousIndex = -1;
     /**
-     * True after a restart until the next conversation message is indexed: {@link #previousText} is
-     * then read from the log (the newest message indexed before), so that message gets the context an
-     * index built in one go gives it.
+     * True after a restart, and after a deletion, until the next conversation message is indexed:
+     * {@link #previousText} is then read from the log (the newest message still indexed before), so that
+     * message gets the context an index built in one go gives it, never the text of a deleted message.
      */
     private boolean previousUnread;
     /** The context (the message before) of entries collected for the next {@link #flush}, by log index. */
@@ -309,6 +325,7 @@ final class SessionIndex implements Closeable {
     /** The searchable text of the newest message indexed before log index {@code index}, read from the log; or null. */
     private String previousTextBefore(long index) throws IOException {
         long previous = read(Long.MAX_VALUE, searcher -> MessageDocuments.newestBefore(searcher, index));
+        previousIndex = previous;
         if (previous < 0) {
             return null;
         }
@@ -385,6 +402,7 @@ final class SessionIndex implements Closeable {
                 .add(new TermQuery(new Term(MessageDocuments.ATTEMPT, attempt)), BooleanClause.Occur.MUST_NOT).build());
         unembedded.dropOtherAttempts(request, attempt);
         stale = true;
+        contextDeleted();
         return true;
     }
 
@@ -434,6 +452,20 @@ final class SessionIndex implements Closeable {
         files.writer.deleteDocuments(LongPoint.newRangeQuery(MessageDocuments.ENTRY, from, to));
         unembedded.drop(from, to);
         stale = true;
+        if (!previousUnread && previousText != null && previousIndex >= from && previousIndex <= to) {
+            contextDeleted();
+        }
+    }
+
+    /**
+     * After a deletion of the message indexed last (replaced by set(), an earlier attempt, trimmed, or
+     * a batch given up): the next message's context is read again from the index, the newest
+     * message still indexed before it, as after a restart (else a message set() wrote, or a retry's
+     * question, would be found by the words of what it replaced).
+     */
+    private void contextDeleted() {
+        previousText = null;
+        previousUnread = true;
     }
 
     /**

@@ -1,10 +1,14 @@
 package io.github.memorypack.recall;
 
 import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.AudioContent;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.Content;
+import dev.langchain4j.data.message.ImageContent;
+import dev.langchain4j.data.message.PdfFileContent;
 import dev.langchain4j.data.message.TextContent;
 import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.data.message.VideoContent;
 import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.SessionStore;
 import java.io.IOException;
@@ -138,10 +142,25 @@ final class Turns {
     /** The text recall shows of a message: what the user said, an AI message's text; {@code null} for none. */
     private static String shownText(ChatMessage message) {
         if (message instanceof UserMessage) {
-            return said((UserMessage) message);
+            String said = said((UserMessage) message);
+            return said.isEmpty() ? attachments((UserMessage) message) : said;
         }
         String text = message instanceof AiMessage ? ((AiMessage) message).text() : null;
         return text == null || text.isBlank() ? null : text.strip();
+    }
+
+    /** What a user message without words holds, as core's transcripts name it ({@code [image]}, {@code [audio]}…), or null. */
+    private static String attachments(UserMessage message) {
+        StringBuilder parts = new StringBuilder();
+        for (Content content : message.contents()) {
+            if (!(content instanceof TextContent)) {
+                String name = content instanceof ImageContent ? "image" : content instanceof AudioContent ? "audio"
+                        : content instanceof VideoContent ? "video" : content instanceof PdfFileContent ? "pdf"
+                        : String.valueOf(content.type()).toLowerCase(java.util.Locale.ROOT);
+                parts.append(parts.length() == 0 ? "" : " ").append('[').append(name).append(']');
+            }
+        }
+        return parts.length() == 0 ? null : parts.toString();
     }
 
     private static String role(ChatMessage message) {

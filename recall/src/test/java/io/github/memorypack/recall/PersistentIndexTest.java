@@ -139,6 +139,29 @@ class PersistentIndexTest {
         assertThat(afterRestart).isEqualTo(inOneGo);
     }
 
+    @Test
+    void should_recall_the_answer_to_a_photo_sent_without_words_when_it_came_after_a_restart() {
+        // given: the user sends a photo alone and the index reads it; a restart; then the assistant's answer
+        RecallContentRetriever recall = lexical();
+        WindowChatMemory memory = memory("ana");
+        fillers(memory, 0, 3);
+        memory.add(dev.langchain4j.data.message.UserMessage.from(
+                dev.langchain4j.data.message.ImageContent.from("https://example.com/dog.jpg")));
+        recall.update("ana");
+        recall.close();
+        recall = lexical();
+        memory = memory("ana");
+        memory.add(dev.langchain4j.data.message.AiMessage.from("What a cheerful golden retriever puppy on the beach!"));
+        fillers(memory, 3, 30);
+
+        // when
+        String recalled = joined(recall.retrieve(query(memory, "Which breed was the puppy in my picture?")));
+        recall.close();
+
+        // then: as an index built in one go finds it
+        assertThat(recalled).contains("User: [image]\nAssistant: What a cheerful golden retriever puppy on the beach!");
+    }
+
     /** How many indexed messages of "ana" have a context (the message before them), read from the index files. */
     private int messagesWithContext() throws IOException {
         try (Directory directory = FSDirectory.open(indexOf("ana")); DirectoryReader reader = DirectoryReader.open(directory)) {

@@ -33,6 +33,27 @@ class RecalledTextTest {
     }
 
     @Test
+    void should_recall_the_answer_to_a_photo_sent_without_words_with_the_turn_it_belongs_to() {
+        // given: the user sends a photo alone, the assistant describes it; two such turns, then everyday turns
+        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        memory.add(dev.langchain4j.data.message.UserMessage.from(
+                dev.langchain4j.data.message.ImageContent.from("https://example.com/dog.jpg")));
+        memory.add(dev.langchain4j.data.message.AiMessage.from("What a cheerful golden retriever puppy on the beach!"));
+        memory.add(dev.langchain4j.data.message.UserMessage.from(
+                dev.langchain4j.data.message.ImageContent.from("https://example.com/cake.jpg")));
+        memory.add(dev.langchain4j.data.message.AiMessage.from("That lemon cake looks delicious."));
+        fillers(memory, 0, 30);
+
+        // when
+        String dog = joined(recall.retrieve(query(memory, "Which breed was the puppy in my picture?")));
+        String cake = joined(recall.retrieve(query(memory, "What flavour was the cake?")));
+
+        // then: each answer, with the photo it answers
+        assertThat(dog).contains("User: [image]\nAssistant: What a cheerful golden retriever puppy on the beach!");
+        assertThat(cake).contains("User: [image]\nAssistant: That lemon cake looks delicious.");
+    }
+
+    @Test
     void should_show_a_reply_that_matches_nothing_as_an_ellipsis_when_the_matched_message_is_a_statement() {
         // given
         WindowChatMemory memory = chat("My sister Ingrid moved to Tromsø last spring.", "That is a big move! I hope she enjoys the north.");

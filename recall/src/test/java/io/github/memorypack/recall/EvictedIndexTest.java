@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.github.memorypack.core.InMemorySessionStore;
 import io.github.memorypack.window.WindowChatMemory;
 import java.nio.file.Path;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.testkit.SessionStoreContract.ForwardingSessionStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +29,7 @@ class EvictedIndexTest {
     Path folder;
 
     /** An in-memory store whose next read of one session waits until released (a slow store under a long query). */
-    private static final class SlowStore extends HookedStore {
+    private static final class SlowStore extends ForwardingSessionStore {
         final AtomicReference<String> slow = new AtomicReference<>();
         final CountDownLatch reading = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
@@ -37,7 +39,7 @@ class EvictedIndexTest {
         }
 
         @Override
-        void beforeRead(String sessionId, long fromIndex, int maxCount) {
+        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
             String waiting = slow.get();
             if (sessionId.equals(waiting) && slow.compareAndSet(waiting, null)) {
                 reading.countDown();
@@ -47,6 +49,7 @@ class EvictedIndexTest {
                     Thread.currentThread().interrupt();
                 }
             }
+            return delegate.read(sessionId, fromIndex, maxCount);
         }
     }
 

@@ -19,6 +19,8 @@ import io.github.memorypack.testkit.MutableClock;
 import io.github.memorypack.window.WindowChatMemory;
 import java.nio.file.Path;
 import java.time.Instant;
+import io.github.memorypack.core.Entry;
+import io.github.memorypack.testkit.SessionStoreContract.ForwardingSessionStore;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -129,12 +131,13 @@ class SupersededTextTest {
         // given: a turn whose answer set() replaces, and a store whose read of that turn's question fails
         // once: the read that gives the replacement its context, after the batch's first documents were added
         java.util.concurrent.atomic.AtomicLong failAt = new java.util.concurrent.atomic.AtomicLong(-1);
-        HookedStore store = new HookedStore(io.github.memorypack.core.InMemorySessionStore.create(clock)) {
+        ForwardingSessionStore store = new ForwardingSessionStore(io.github.memorypack.core.InMemorySessionStore.create(clock)) {
             @Override
-            void beforeRead(String sessionId, long fromIndex, int maxCount) {
+            public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
                 if (maxCount == 1 && failAt.compareAndSet(fromIndex, -1)) {
                     throw new io.github.memorypack.core.StoreException("store unavailable for a moment");
                 }
+                return delegate.read(sessionId, fromIndex, maxCount);
             }
         };
         RecallContentRetriever recall = lexical(store);

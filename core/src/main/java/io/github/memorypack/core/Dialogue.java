@@ -20,7 +20,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Everything up to the latest {@link Records#CLEAR clear record} is gone from the
- *       conversation (it stays in the log). The state's system message and summary count only when
+ *       conversation (it stays in the log); a clear record a later set record names was undone (its
+ *       {@code clear()} could not write the state) and clears nothing. The state's system message and summary count only when
  *       the state was written after that record; a system-message record newer than the state's
  *       wins (a crash between the append and the state update changes nothing).</li>
  *   <li>Entries a {@link Records#SET set record} names, and entries of every attempt of a request but
@@ -133,15 +134,23 @@ final class Dialogue {
         Map<String, String> latestAttempt;
 
         Scope(SessionState state, List<Entry> entries, String requestId, String attemptId) {
-            // 1. the latest clear, and what the state says as of when it was written
+            // 1. the latest clear, and what the state says as of when it was written (a clear record a
+            // later set record supersedes, as a clear() whose state write failed leaves it, clears nothing)
             long stateClearedAt = Records.longAttribute(state, Records.CLEARED_AT, -1);
             clearedAt = stateClearedAt;
+            List<long[]> undone = null;
             for (int i = entries.size() - 1; i >= 0; i--) {
                 Entry entry = entries.get(i);
                 if (entry.index() <= clearedAt) {
                     break;
                 }
-                if (Records.CLEAR.equals(Records.kind(entry.message()))) {
+                String kind = Records.kind(entry.message());
+                if (Records.SET.equals(kind)) {
+                    if (undone == null) {
+                        undone = new ArrayList<>();
+                    }
+                    undone.addAll(Records.superseded(entry.message()));
+                } else if (Records.CLEAR.equals(kind) && !isSuperseded(entry.index(), undone)) {
                     clearedAt = entry.index();
                     break;
                 }

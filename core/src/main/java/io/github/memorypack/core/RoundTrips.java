@@ -176,26 +176,49 @@ final class RoundTrips {
      * Starts the conversation over in every view: appends a clear record and resets the state's
      * system message and summary as of that record. With a retention that trims, everything before
      * the record is trimmed for good; otherwise it stays in the log (exportable, searchable, never
-     * shown again).
+     * shown again). Log and state change together or not at all: when the state cannot be written,
+     * the clear record is superseded again (one set record: views show what they showed before) and
+     * the failure is thrown.
+     *
+     * @throws StoreException if the store failed; views and state are then as before (unless the
+     *         undo failed too: then views follow the clear record, its failure added as suppressed)
      */
     void clear(SessionMemory memory) {
         String sessionId = memory.sessionId();
         RequestScope scope = RequestScope.activeOrThread();
-        List<Entry> stored = shared.store.append(sessionId, List.of(NewEntry.of(Records.clear(), 0)),
-                scope.nextKey(sessionId));
+        String key = scope.nextKey(sessionId);
+        List<Entry> stored = shared.store.append(sessionId, List.of(NewEntry.of(Records.clear(), 0)), key);
         long index = stored.get(stored.size() - 1).index();
-        while (true) {
-            SessionState state = shared.store.state(sessionId);
-            if (Records.longAttribute(state, Records.CLEARED_AT, -1) >= index) {
-                break;
+        try {
+            while (true) {
+                SessionState state = shared.store.state(sessionId);
+                if (Records.longAttribute(state, Records.CLEARED_AT, -1) >= index) {
+                    break;
+                }
+                Map<String, String> attributes = new HashMap<>(state.attributes());
+                attributes.put(Records.CLEARED_AT, Long.toString(index));
+                attributes.put(Records.SYSTEM_INDEX, Long.toString(index));
+                SessionState next = state.withSystemMessage(null).withSummary(null).withAttributes(attributes);
+                if (shared.store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
+                    break;
+                }
             }
-            Map<String, String> attributes = new HashMap<>(state.attributes());
-            attributes.put(Records.CLEARED_AT, Long.toString(index));
-            attributes.put(Records.SYSTEM_INDEX, Long.toString(index));
-            SessionState next = state.withSystemMessage(null).withSummary(null).withAttributes(attributes);
-            if (shared.store.compareAndSetState(sessionId, state.version(), next).isPresent()) {
-                break;
+        } catch (StoreException e) {
+            // a clear record the state does not follow would leave the state's system message and summary
+            // behind for good (the next add of the same system message skipped, folds never shown again)
+            StoreException failure = new StoreException("clear() on chat memory " + sessionId + " could not store the"
+                    + " session state; its clear record was superseded again, so views and state are as before", e);
+            try {
+                shared.store.append(sessionId, List.of(NewEntry.of(Records.set(List.of(index)), 0)),
+                        key == null ? null : key + "#undo");
+            } catch (RuntimeException undo) {
+                failure = new StoreException("clear() on chat memory " + sessionId + " could not store the session"
+                        + " state, nor undo its clear record: views show the conversation cleared, the state does not",
+                        e);
+                failure.addSuppressed(undo);
             }
+            shared.cache.remove(memory);
+            throw failure;
         }
         shared.cache.remove(memory);
         memory.firstRetained(-1);

@@ -214,10 +214,13 @@ public interface SessionStore extends ChatMemoryStore {
      * starts with exactly the conversation {@link #getMessages} returns, only the new suffix is
      * appended; anything else replaces the log (see {@link #replace}; when the list has no system
      * message and the state holds one, a record after the new messages says there is none).
+     *
+     * @throws IllegalArgumentException if {@code messages} is null or holds null (before any I/O)
      */
     @Override
     default void updateMessages(Object memoryId, List<ChatMessage> messages) {
         String sessionId = SessionIds.of(memoryId);
+        Checks.messages(messages, false);
         SessionState state = state(sessionId);
         List<ChatMessage> stored = Dialogue.conversation(state, read(sessionId, 0, Integer.MAX_VALUE));
         boolean extendsStored = messages.size() >= stored.size()

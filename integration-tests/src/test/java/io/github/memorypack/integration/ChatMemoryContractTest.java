@@ -235,6 +235,45 @@ class ChatMemoryContractTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Strategy.class)
+    void should_throw_and_leave_view_and_state_as_they_were_when_clear_cannot_write_the_state(Strategy strategy) {
+        // given: a conversation, then a store whose next state write fails (the clear record's append goes through)
+        FlakyStore flaky = new FlakyStore(InMemorySessionStore.create());
+        ChatMemoryProvider memories = strategy.provider(flaky);
+        ChatMemory memory = memories.get(SESSION);
+        converse(memory);
+        List<ChatMessage> view = memory.messages();
+        SessionState state = flaky.state(SESSION);
+        List<ChatMessage> conversation = flaky.getMessages(SESSION);
+        flaky.failWrite(2);
+
+        // when
+        Throwable failure = catchThrowable(memory::clear);
+
+        // then: a typed failure, and nothing changed for any reader
+        assertThat(failure).isInstanceOf(StoreException.class);
+        assertThat(memory.messages()).as("the view").isEqualTo(view);
+        assertThat(memories.get(SESSION).messages()).as("a new memory's view").isEqualTo(view);
+        assertThat(flaky.state(SESSION)).as("the state").isEqualTo(state);
+        assertThat(flaky.getMessages(SESSION)).as("the conversation").isEqualTo(conversation);
+
+        // and the memory stays usable: the next request (AiServices adds the system message every time) sees it
+        memory.add(SystemMessage.from(Shop.SYSTEM));
+        memory.add(UserMessage.from("Do you sell oolong?"));
+        memory.add(AiMessage.from("Yes, two kinds."));
+        List<ChatMessage> next = memory.messages();
+        assertThat(next.get(0)).as("the system message after the failed clear()").isEqualTo(SystemMessage.from(Shop.SYSTEM));
+        assertThat(next.subList(next.size() - 2, next.size()))
+                .containsExactly(UserMessage.from("Do you sell oolong?"), AiMessage.from("Yes, two kinds."));
+        // and a clear() that can write goes through
+        memory.clear();
+        memory.add(SystemMessage.from(Shop.SYSTEM));
+        memory.add(UserMessage.from("Hello again."));
+        assertThat(memories.get(SESSION).messages())
+                .containsExactly(SystemMessage.from(Shop.SYSTEM), UserMessage.from("Hello again."));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Strategy.class)
     void should_show_an_assistant_greeting_before_the_first_user_message_when_the_view_reaches_the_start(
             Strategy strategy) {
         // given: the application greets first, as many chat front ends do

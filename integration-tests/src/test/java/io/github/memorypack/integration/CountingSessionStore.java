@@ -170,7 +170,7 @@ final class CountingSessionStore implements SessionStore {
     @Override
     public void updateMessages(Object memoryId, List<ChatMessage> messages) {
         hit(Operation.UPDATE_MESSAGES);
-        entriesWritten.addAndGet(messages.size());
+        entriesWritten.addAndGet(messages == null ? 0 : messages.size()); // null is the store's to refuse
         delegate.updateMessages(memoryId, messages);
     }
 

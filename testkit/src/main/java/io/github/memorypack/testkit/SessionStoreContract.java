@@ -761,6 +761,24 @@ public abstract class SessionStoreContract {
     }
 
     @Test
+    void should_reject_and_write_nothing_when_update_messages_gets_null_or_a_list_holding_null() {
+        store.updateMessages("s", List.of(UserMessage.from("a")));
+        long next = store.nextIndex("s");
+
+        assertThatThrownBy(() -> store.updateMessages("s", null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.updateMessages("s", java.util.Arrays.asList(UserMessage.from("a"), null)))
+                .as("an extension holding null").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.updateMessages("s", java.util.Arrays.asList(null, UserMessage.from("b"))))
+                .as("a replacement holding null").isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.updateMessages("new", null)).isInstanceOf(IllegalArgumentException.class);
+
+        assertThat(store.getMessages("s")).containsExactly(UserMessage.from("a"));
+        assertThat(store.nextIndex("s")).isEqualTo(next);
+        assertThat(store.sessions()).containsExactly("s");
+        assertThat(restarted().getMessages("s")).containsExactly(UserMessage.from("a"));
+    }
+
+    @Test
     void should_behave_like_chat_memory_store_when_used_through_langchain4j_methods() {
         Object memoryId = 42;
         List<ChatMessage> messages = List.of(UserMessage.from("q"), AiMessage.from("a"));

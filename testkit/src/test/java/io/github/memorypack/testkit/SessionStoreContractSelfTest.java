@@ -53,11 +53,12 @@ class SessionStoreContractSelfTest {
     @Test
     void should_fail_update_messages_test_when_every_update_replaces() {
         // it also bypasses the default updateMessages, so a hashed memory id is never kept to be listed back,
-        // and a replace without a system message leaves the state's one in the conversation
+        // a replace without a system message leaves the state's one in the conversation, and null is not refused
         assertThat(failuresOf(UpdateAlwaysReplaces.class))
                 .containsExactly("should_append_suffix_and_keep_entry_ids_when_update_messages_extends_stored_list",
                         "should_keep_any_memory_id_apart_and_list_it_back_when_used_through_chat_memory_store",
                         "should_list_memory_ids_as_the_application_gave_them_when_sessions_were_written_under_any_id",
+                        "should_reject_and_write_nothing_when_update_messages_gets_null_or_a_list_holding_null",
                         "should_replace_log_when_update_messages_is_not_an_extension");
     }
 

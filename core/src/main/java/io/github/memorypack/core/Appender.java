@@ -163,27 +163,37 @@ final class Appender {
         try {
             updateState(sessionId, system, removeSystem, systemIndex, summaryText, coveredUntil);
         } catch (StoreException e) {
-            StoreException failure = new StoreException(call + "() on chat memory " + sessionId + " could not store the"
-                    + " session state; the messages it appended were superseded again, so views and state are as"
-                    + " before", e);
-            if (!appended.isEmpty()) {
-                List<Long> indices = new ArrayList<>(appended.size());
-                for (Entry entry : appended) {
-                    indices.add(entry.index());
-                }
-                try {
-                    store.append(sessionId, List.of(NewEntry.of(Records.set(indices), 0)),
-                            key == null ? null : key + "#undo");
-                } catch (RuntimeException undo) {
-                    failure = new StoreException(call + "() on chat memory " + sessionId + " could not store the session"
-                            + " state, nor undo its append: views show the change, the state does not until its"
-                            + " next update", e);
-                    failure.addSuppressed(undo);
-                }
+            List<Long> indices = new ArrayList<>(appended.size());
+            for (Entry entry : appended) {
+                indices.add(entry.index());
             }
-            cache.remove(memory);
-            throw failure;
+            throw undo(memory, indices, key, e, call + "() on chat memory " + sessionId + " could not store the"
+                    + " session state; the messages it appended were superseded again, so views and state are as"
+                    + " before", call + "() on chat memory " + sessionId + " could not store the session state, nor"
+                    + " undo its append: views show the change, the state does not until its next update");
         }
+    }
+
+    /**
+     * Undoes an append whose state write failed ({@code cause}): supersedes its entries at {@code indices}
+     * again with one set record (keyed after {@code key}, so a retry undoes once), so views show what they
+     * showed before. Returns the failure to throw: {@code undone} when that worked, else {@code notUndone}
+     * with the undo's failure added as suppressed.
+     */
+    StoreException undo(SessionMemory memory, List<Long> indices, String key, StoreException cause, String undone,
+                        String notUndone) {
+        StoreException failure = new StoreException(undone, cause);
+        if (!indices.isEmpty()) {
+            try {
+                store.append(memory.sessionId(), List.of(NewEntry.of(Records.set(indices), 0)),
+                        key == null ? null : key + "#undo");
+            } catch (RuntimeException undo) {
+                failure = new StoreException(notUndone, cause);
+                failure.addSuppressed(undo);
+            }
+        }
+        cache.remove(memory);
+        return failure;
     }
 
     /**

@@ -206,19 +206,10 @@ final class RoundTrips {
         } catch (StoreException e) {
             // a clear record the state does not follow would leave the state's system message and summary
             // behind for good (the next add of the same system message skipped, folds never shown again)
-            StoreException failure = new StoreException("clear() on chat memory " + sessionId + " could not store the"
-                    + " session state; its clear record was superseded again, so views and state are as before", e);
-            try {
-                shared.store.append(sessionId, List.of(NewEntry.of(Records.set(List.of(index)), 0)),
-                        key == null ? null : key + "#undo");
-            } catch (RuntimeException undo) {
-                failure = new StoreException("clear() on chat memory " + sessionId + " could not store the session"
-                        + " state, nor undo its clear record: views show the conversation cleared, the state does not",
-                        e);
-                failure.addSuppressed(undo);
-            }
-            shared.cache.remove(memory);
-            throw failure;
+            throw appender.undo(memory, List.of(index), key, e, "clear() on chat memory " + sessionId + " could not"
+                    + " store the session state; its clear record was superseded again, so views and state are as"
+                    + " before", "clear() on chat memory " + sessionId + " could not store the session state, nor undo"
+                    + " its clear record: views show the conversation cleared, the state does not");
         }
         shared.cache.remove(memory);
         memory.firstRetained(-1);

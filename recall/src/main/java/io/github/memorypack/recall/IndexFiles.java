@@ -65,6 +65,11 @@ final class IndexFiles {
         this.path = path;
     }
 
+    /** True if the files are to live in a folder (not in memory); whether they do once open is {@link #persistent}. */
+    boolean onDisk() {
+        return path != null;
+    }
+
     /**
      * Opens the files and tells {@code position} where to start: from the last commit when it is
      * {@code current} (this format and model), else from the beginning.

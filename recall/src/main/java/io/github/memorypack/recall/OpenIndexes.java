@@ -41,8 +41,9 @@ final class OpenIndexes {
     }
 
     /**
-     * The open index of the session, opened (or created) when it is not; opening a 65th closes the least
-     * recently used one.
+     * The open index of the session, made when it is not open; making a 65th closes the least recently
+     * used one. Cheap, under this set's monitor: the new index's files are opened by its first use, under
+     * its own lock ({@link SessionIndex#openFiles}), so a slow disk holds up that session only.
      *
      * @throws IllegalStateException if the retriever is closed
      */

@@ -307,6 +307,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
                 if (index.closed) {
                     continue; // closed by eviction meanwhile: open it again
                 }
+                index.openFiles(); // the first use: only this session waits while its files are read
                 try {
                     if (rebuild) {
                         index.rebuild();

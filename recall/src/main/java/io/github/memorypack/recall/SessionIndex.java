@@ -68,6 +68,8 @@ final class SessionIndex implements Closeable {
 
     private final IndexFiles files;
     boolean closed;
+    // the files were opened (the first use, under the lock: see openFiles)
+    private boolean opened;
 
     // how far the index has read the log, and the turn the next entries belong to
     private long next;
@@ -83,9 +85,8 @@ final class SessionIndex implements Closeable {
     private long pendingFrom = Long.MAX_VALUE;
 
     /**
-     * Opens (or creates) the index of a session. {@code path} {@code null} keeps it in memory. A
-     * persistent index that cannot be opened (damaged, another format or model, locked by another
-     * process) is rebuilt, or, when locked, kept in memory for this process.
+     * The index of a session, its files not opened yet ({@link #openFiles}). {@code path} {@code null}
+     * keeps it in memory.
      */
     SessionIndex(String sessionId, SessionStore store, EmbeddingModel model, String modelKey, Path path) {
         this.sessionId = sessionId;
@@ -98,7 +99,27 @@ final class SessionIndex implements Closeable {
         this.similarityFloor = model == null ? 0 : model instanceof QuietOnnxModel
                 ? ((QuietOnnxModel) model).similarityFloor()
                 : model.getClass().getName().equals(RecallContentRetriever.DEFAULT_MODEL_CLASS) ? QuietOnnxModel.MINILM_FLOOR : 0;
-        open();
+    }
+
+    /**
+     * Opens (or creates) the index's files on its first use, under {@link #lock}: reading and checking
+     * a persistent index's files holds up this session only, not the retriever's other sessions. A
+     * persistent index that cannot be opened (damaged, another format or model, locked by another
+     * process) is rebuilt, or, when locked, kept in memory for this process. When even that fails, or the
+     * thread is interrupted, the index is closed (the next use makes a new one) and the failure thrown.
+     */
+    void openFiles() {
+        if (opened) {
+            return;
+        }
+        try {
+            open();
+        } catch (RuntimeException e) {
+            closed = true;
+            files.close();
+            throw e;
+        }
+        opened = true;
     }
 
     private void open() {
@@ -158,9 +179,9 @@ final class SessionIndex implements Closeable {
         unembedded.failed = false;
     }
 
-    /** True if the index lives on disk (and survives a restart). */
+    /** True if the index lives on disk (and survives a restart); before it is opened, if it is to. */
     boolean persistent() {
-        return files.persistent;
+        return opened ? files.persistent : files.onDisk();
     }
 
     /** Throws away every document and reads the whole log again. */

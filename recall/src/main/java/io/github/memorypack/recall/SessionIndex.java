@@ -140,9 +140,17 @@ final class SessionIndex implements Closeable {
         // the messages indexed before the commit whose embeddings were still to come: embedded again by
         // the first catch-up (which may read the store; the constructor does not)
         requeueFrom = model != null && point.vectors() < next ? point.vectors() : -1;
+        undone.restored(next); // the records before the commit are read back from the log when an undo names them
+        redo = false;
     }
 
     private void resetPosition() {
+        clearPosition();
+        undone.reset();
+    }
+
+    private void clearPosition() {
+        redo = false;
         next = 0;
         lastId = null;
         turn = -1;
@@ -172,10 +180,31 @@ final class SessionIndex implements Closeable {
         commit();
     }
 
+    /** The set and clear records the memories undid (see {@link UndoneRecords}). */
+    private final UndoneRecords undone = new UndoneRecords();
+    /**
+     * An undo record read by this catch-up changed which records count: what the index applied before is
+     * wrong, so the rest of the log is only read for its records and the index is then built again.
+     */
+    private boolean redo;
+
+    /**
+     * Throws away every document to build the index again from the start of the same log, the undo
+     * records known kept (so a set or clear record they undo is not applied this time).
+     */
+    private void startOver() throws IOException {
+        files.writer.deleteAll();
+        stale = true;
+        clearPosition();
+        undone.startOver();
+    }
+
     /**
      * Brings the index level with the log: drops everything when the log is not the one it was built
      * from (deleted, or deleted and written again), deletes the documents of entries trimmed or
-     * replaced since, then indexes the entries appended since.
+     * replaced since, then indexes the entries appended since. When an undo record it reads changes
+     * which set or clear records count, the index is built again from the log (a rare path: a memory
+     * undid a set() or clear() whose state write failed).
      */
     void catchUp() throws IOException {
         long storeNext = store.nextIndex(sessionId);
@@ -197,6 +226,30 @@ final class SessionIndex implements Closeable {
             first = firstRetained;
             changed = true;
         }
+        try {
+            changed |= readLog(storeNext);
+            while (redo) {
+                startOver();
+                first = firstRetained;
+                readLog(storeNext);
+                changed = true;
+            }
+        } catch (IOException | RuntimeException e) {
+            if (redo) {
+                startOver(); // what the undo made wrong is never kept (nor committed): the next catch-up starts over
+            }
+            throw e;
+        }
+        if (changed) {
+            if (uncommitted >= COMMIT_EVERY) {
+                commit();
+            }
+        }
+    }
+
+    /** Indexes the entries from {@code next} up to {@code storeNext} (or further when the log grew). True if it read any. */
+    private boolean readLog(long storeNext) throws IOException {
+        boolean changed = false;
         long from = Math.max(next, first);
         while (from < storeNext) {
             List<Entry> batch = store.read(sessionId, from, READ_BATCH);
@@ -223,11 +276,7 @@ final class SessionIndex implements Closeable {
             lastId = last.id();
             from = next;
         }
-        if (changed) {
-            if (uncommitted >= COMMIT_EVERY) {
-                commit();
-            }
-        }
+        return changed;
     }
 
     /** The entry at {@code next - 1}, if still in the log, is the one the index read there. */
@@ -241,7 +290,9 @@ final class SessionIndex implements Closeable {
      * go: a clear record deletes every document before it, a set record deletes the entries it names,
      * and the first entry of a request's new attempt deletes the documents of its earlier attempts
      * (an earlier attempt that goes on writing is not indexed). An entry tagged with a turn belongs to
-     * that turn's user message, however requests interleaved.
+     * that turn's user message, however requests interleaved. A clear or set record a known undo record
+     * undid is not applied, and the entries a known undo record names are not indexed at all (core's
+     * {@code Dialogue}: they are not part of the conversation); see {@link UndoneRecords}.
      */
     private void add(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
@@ -254,6 +305,10 @@ final class SessionIndex implements Closeable {
             if (record != null) {
                 flush(pending, texts, turns, turnIds);
                 if (LogFormat.CLEAR.equals(record)) {
+                    undone.clearRead(entry.index());
+                    if (redo || (!undone.none() && undone.clearUndone(entry.index()))) {
+                        continue; // built again anyway, or undone: it clears nothing
+                    }
                     deleteEntries(Long.MIN_VALUE, entry.index());
                     turn = -1;
                     turnId = null;
@@ -261,12 +316,20 @@ final class SessionIndex implements Closeable {
                     previousUnread = false;
                     turnsByTag.clear();
                 } else if (LogFormat.SET.equals(record)) {
-                    for (long[] range : LogFormat.superseded(message)) {
+                    List<long[]> ranges = LogFormat.superseded(message);
+                    redo |= undone.setRead(entry.index(), ranges, store, sessionId);
+                    if (redo || (!undone.none() && undone.superseded(entry.index()))) {
+                        continue; // built again anyway, or undone: it supersedes nothing
+                    }
+                    for (long[] range : ranges) {
                         deleteEntries(range[0], range[1]);
                     }
                 }
                 stale = true;
                 continue;
+            }
+            if (redo || (!undone.none() && undone.superseded(entry.index()))) {
+                continue; // built again anyway (only its records are read), or written by an undone set()
             }
             if (!latestAttempt(entry, pending, texts, turns, turnIds)) {
                 continue; // an earlier attempt of a request that was retried

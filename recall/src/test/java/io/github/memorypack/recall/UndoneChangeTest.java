@@ -329,4 +329,26 @@ class UndoneChangeTest {
         assertThat(recall.indexedMessages("ana")).isEqualTo(10);
         recall.close();
     }
+
+    @Test
+    void should_embed_again_every_message_an_undone_clear_brought_back_with_a_model() {
+        // given: a hybrid index; a clear() undone after a query read its clear record
+        FailingStateStore store = store();
+        RecallContentRetriever recall = RecallContentRetriever.builder().store(store)
+                .embeddingModel(new CountingEmbeddingModel()).build();
+        WindowChatMemory memory = conversation(store, recall, "ana");
+        recall.awaitEmbedded("ana");
+        store.failNextStateWrite(() -> recall.update("ana"));
+        assertThatThrownBy(memory::clear).isInstanceOf(StoreException.class);
+
+        // when
+        String recalled = joined(recall.retrieve(query(memory, SISTER_QUESTION)));
+        recall.awaitEmbedded("ana");
+
+        // then: the whole conversation is indexed and embedded again, once
+        assertThat(recalled).contains(SISTER);
+        assertThat(recall.indexedMessages("ana")).isEqualTo(42);
+        assertThat(recall.embeddedMessages("ana")).isEqualTo(42);
+        recall.close();
+    }
 }

@@ -9,9 +9,10 @@ import java.util.List;
 /**
  * What the Memory Pack memories write into a log besides the conversation (core's {@code Records},
  * part of the log format): entry metadata tying an entry to its turn and to a request's attempt, and
- * the clear and set records, and the state attribute saying where the state was last cleared. Recall reads them to index exactly the conversation the memories show;
- * {@code RecallContentRetrieverTest} runs each through the real memories, so a change of the format
- * breaks a test here.
+ * the clear and set records, and the state attribute saying at which clear record the state was last
+ * cleared. Recall reads them to index exactly the conversation the memories show;
+ * {@code RecallContentRetrieverTest} runs each through the real memories ({@code UndoneChangeTest} the
+ * cleared-at attribute), so a change of the format breaks a test here.
  */
 final class LogFormat {
 

@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * has text (its log index, its turn's index and id, the text for BM25) and, with a model, a second
  * document per message with its embeddings, added later (see {@link #addVectors}): {@link #catchUp}
  * indexes the words and leaves the message {@linkplain #pendingBatch pending}, for the background. It is
- * derived from the log and only from the log: {@link #catchUp} brings it level with the store before
- * every search, and anything that does not match the log (a deleted and re-created session, a replaced
- * log, a damaged or foreign index) is thrown away and rebuilt. Every deletion also drops the pending
+ * derived from the log and only from the log (and, for a clear() the memory undid, from where the
+ * state says it was cleared, as the memories read it: see {@link UndoneRecords}): {@link #catchUp}
+ * brings it level with the store before every search, and anything that does not match the log (a
+ * deleted and re-created session, a replaced log, a damaged or foreign index) is thrown away and rebuilt. Every deletion also drops the pending
  * messages it covers, so an embedding that arrives late never brings a deleted message back.
  *
  * <p>Not thread-safe: callers hold {@link #lock} around every call.

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
 import io.github.memorypack.core.Retention;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
@@ -350,5 +351,32 @@ class UndoneChangeTest {
         assertThat(recall.indexedMessages("ana")).isEqualTo(42);
         assertThat(recall.embeddedMessages("ana")).isEqualTo(42);
         recall.close();
+    }
+
+    @Test
+    void should_recall_the_whole_turn_an_undone_set_rewrote_from_its_question_on_as_an_index_built_in_one_go() {
+        // given: a set() that replaces the fact's question (its answer is stored again after the new one,
+        // tagged with the fact's turn) and fails on the state; a query meanwhile reads its records
+        FailingStateStore store = store();
+        RecallContentRetriever recall = lexical(store);
+        WindowChatMemory memory = recentFact(store, recall, "ana");
+        List<ChatMessage> view = new ArrayList<>(memory.messages());
+        view.set(0, SystemMessage.from("You are a concise assistant."));
+        view.set(view.size() - 2, UserMessage.from("My sister lives abroad, Ingrid."));
+        store.failNextStateWrite(() -> recall.update("ana"));
+        assertThatThrownBy(() -> memory.set(view)).isInstanceOf(StoreException.class);
+        fillers(memory, 10, 25);
+
+        // when
+        String incremental = sister(recall, memory);
+        String abroad = joined(recall.retrieve(query(memory, "abroad?")));
+        recall.rebuild("ana");
+        String inOneGo = sister(recall, memory);
+        recall.close();
+
+        // then: the fact's turn as it was, never the question set() tried to write
+        assertThat(incremental).contains("User: " + SISTER + "\nAssistant: " + SISTER_ANSWER).doesNotContain("abroad")
+                .isEqualTo(inOneGo);
+        assertThat(abroad).isEmpty();
     }
 }

@@ -2,15 +2,17 @@ package io.github.memorypack.recall;
 
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.CustomMessage;
+import io.github.memorypack.core.SessionState;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What the Memory Pack memories write into a log besides the conversation (core's {@code Records},
  * part of the log format): entry metadata tying an entry to its turn and to a request's attempt, and
- * the clear and set records. Recall reads them to index exactly the conversation the memories show;
- * {@code RecallContentRetrieverTest} runs each through the real memories, so a change of the format
- * breaks a test here.
+ * the clear and set records, and the state attribute saying at which clear record the state was last
+ * cleared. Recall reads them to index exactly the conversation the memories show;
+ * {@code RecallContentRetrieverTest} runs each through the real memories ({@code UndoneChangeTest} the
+ * cleared-at attribute), so a change of the format breaks a test here.
  */
 final class LogFormat {
 
@@ -22,6 +24,7 @@ final class LogFormat {
     static final String SET = "set";
     private static final String RECORD = "memory-pack-record";
     private static final String SUPERSEDES = "supersedes";
+    private static final String CLEARED_AT = "memory-pack.cleared-at";
 
     private LogFormat() {
     }
@@ -49,5 +52,18 @@ final class LogFormat {
             ranges.add(new long[] {from, to});
         }
         return ranges;
+    }
+
+    /** The log index of the clear record the state was last cleared at ({@code clear()} wrote it), or -1. */
+    static long clearedAt(SessionState state) {
+        String value = state.attributes().get(CLEARED_AT);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 }

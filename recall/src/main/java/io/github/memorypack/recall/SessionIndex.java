@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * has text (its log index, its turn's index and id, the text for BM25) and, with a model, a second
  * document per message with its embeddings, added later (see {@link #addVectors}): {@link #catchUp}
  * indexes the words and leaves the message {@linkplain #pendingBatch pending}, for the background. It is
- * derived from the log and only from the log: {@link #catchUp} brings it level with the store before
- * every search, and anything that does not match the log (a deleted and re-created session, a replaced
- * log, a damaged or foreign index) is thrown away and rebuilt. Every deletion also drops the pending
+ * derived from the log and only from the log (and, for a clear() the memory undid, from where the
+ * state says it was cleared, as the memories read it: see {@link UndoneRecords}): {@link #catchUp}
+ * brings it level with the store before every search, and anything that does not match the log (a
+ * deleted and re-created session, a replaced log, a damaged or foreign index) is thrown away and rebuilt. Every deletion also drops the pending
  * messages it covers, so an embedding that arrives late never brings a deleted message back.
  *
  * <p>Not thread-safe: callers hold {@link #lock} around every call.
@@ -161,9 +162,17 @@ final class SessionIndex implements Closeable {
         // the messages indexed before the commit whose embeddings were still to come: embedded again by
         // the first catch-up (which may read the store; the constructor does not)
         requeueFrom = model != null && point.vectors() < next ? point.vectors() : -1;
+        undone.restored(next); // the records before the commit are read back from the log when an undo names them
+        redo = false;
     }
 
     private void resetPosition() {
+        clearPosition();
+        undone.reset();
+    }
+
+    private void clearPosition() {
+        redo = false;
         next = 0;
         lastId = null;
         turn = -1;
@@ -193,10 +202,31 @@ final class SessionIndex implements Closeable {
         commit();
     }
 
+    /** The set and clear records the memories undid (see {@link UndoneRecords}). */
+    private final UndoneRecords undone = new UndoneRecords();
+    /**
+     * An undo record read by this catch-up changed which records count: what the index applied before is
+     * wrong, so the rest of the log is only read for its records and the index is then built again.
+     */
+    private boolean redo;
+
+    /**
+     * Throws away every document to build the index again from the start of the same log, the undo
+     * records known kept (so a set or clear record they undo is not applied this time).
+     */
+    private void startOver() throws IOException {
+        files.writer.deleteAll();
+        stale = true;
+        clearPosition();
+        undone.startOver();
+    }
+
     /**
      * Brings the index level with the log: drops everything when the log is not the one it was built
      * from (deleted, or deleted and written again), deletes the documents of entries trimmed or
-     * replaced since, then indexes the entries appended since.
+     * replaced since, then indexes the entries appended since. When an undo record it reads changes
+     * which set or clear records count, the index is built again from the log (a rare path: a memory
+     * undid a set() or clear() whose state write failed).
      */
     void catchUp() throws IOException {
         long storeNext = store.nextIndex(sessionId);
@@ -218,6 +248,30 @@ final class SessionIndex implements Closeable {
             first = firstRetained;
             changed = true;
         }
+        try {
+            changed |= readLog(storeNext);
+            while (redo) {
+                startOver();
+                first = firstRetained;
+                readLog(storeNext);
+                changed = true;
+            }
+        } catch (IOException | RuntimeException e) {
+            if (redo) {
+                startOver(); // what the undo made wrong is never kept (nor committed): the next catch-up starts over
+            }
+            throw e;
+        }
+        if (changed) {
+            if (uncommitted >= COMMIT_EVERY) {
+                commit();
+            }
+        }
+    }
+
+    /** Indexes the entries from {@code next} up to {@code storeNext} (or further when the log grew). True if it read any. */
+    private boolean readLog(long storeNext) throws IOException {
+        boolean changed = false;
         long from = Math.max(next, first);
         while (from < storeNext) {
             List<Entry> batch = store.read(sessionId, from, READ_BATCH);
@@ -244,11 +298,7 @@ final class SessionIndex implements Closeable {
             lastId = last.id();
             from = next;
         }
-        if (changed) {
-            if (uncommitted >= COMMIT_EVERY) {
-                commit();
-            }
-        }
+        return changed;
     }
 
     /** The entry at {@code next - 1}, if still in the log, is the one the index read there. */
@@ -262,7 +312,9 @@ final class SessionIndex implements Closeable {
      * go: a clear record deletes every document before it, a set record deletes the entries it names,
      * and the first entry of a request's new attempt deletes the documents of its earlier attempts
      * (an earlier attempt that goes on writing is not indexed). An entry tagged with a turn belongs to
-     * that turn's user message, however requests interleaved.
+     * that turn's user message, however requests interleaved. A clear or set record a known undo record
+     * undid is not applied, and the entries a known undo record names are not indexed at all (core's
+     * {@code Dialogue}: they are not part of the conversation); see {@link UndoneRecords}.
      */
     private void add(List<Entry> entries) throws IOException {
         List<Entry> pending = new ArrayList<>(entries.size());
@@ -275,6 +327,10 @@ final class SessionIndex implements Closeable {
             if (record != null) {
                 flush(pending, texts, turns, turnIds);
                 if (LogFormat.CLEAR.equals(record)) {
+                    undone.clearRead(entry.index());
+                    if (redo || (!undone.none() && undone.clearUndone(entry.index()))) {
+                        continue; // built again anyway, or undone: it clears nothing
+                    }
                     deleteEntries(Long.MIN_VALUE, entry.index());
                     turn = -1;
                     turnId = null;
@@ -282,12 +338,20 @@ final class SessionIndex implements Closeable {
                     previousUnread = false;
                     turnsByTag.clear();
                 } else if (LogFormat.SET.equals(record)) {
-                    for (long[] range : LogFormat.superseded(message)) {
+                    List<long[]> ranges = LogFormat.superseded(message);
+                    redo |= undone.setRead(entry.index(), ranges, store, sessionId);
+                    if (redo || (!undone.none() && undone.superseded(entry.index()))) {
+                        continue; // built again anyway, or undone: it supersedes nothing
+                    }
+                    for (long[] range : ranges) {
                         deleteEntries(range[0], range[1]);
                     }
                 }
                 stale = true;
                 continue;
+            }
+            if (redo || (!undone.none() && undone.superseded(entry.index()))) {
+                continue; // built again anyway (only its records are read), or written by an undone set()
             }
             if (!latestAttempt(entry, pending, texts, turns, turnIds)) {
                 continue; // an earlier attempt of a request that was retried

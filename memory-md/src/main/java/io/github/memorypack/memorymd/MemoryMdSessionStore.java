@@ -259,6 +259,23 @@ public final class MemoryMdSessionStore implements SessionStore {
      *
      * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
      */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here, as on the {@code FileSessionStore}: one id per JVM and folder, the mark
+     * {@code .processes/<id>.lock} that this JVM holds an OS lock on until it exits.
+     */
+    @Override
+    public String processId() {
+        return DurableFiles.processId(directory);
+    }
+
+    /** {@inheritDoc} (Here: the process's mark is gone or unlocked, as on the {@code FileSessionStore}.) */
+    @Override
+    public boolean processEnded(String processId) {
+        return DurableFiles.processEnded(directory, processId);
+    }
+
     @Override
     public String toString() {
         return "MemoryMdSessionStore{" + directory + ", " + durability + ", " + damagePolicy + '}';

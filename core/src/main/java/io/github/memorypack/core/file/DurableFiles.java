@@ -412,4 +412,31 @@ public final class DurableFiles {
     interface IoAction {
         void run() throws IOException;
     }
+
+    /**
+     * This JVM's process id among the processes that use {@code folder} (its real path), for a store's
+     * {@link io.github.memorypack.core.SessionStore#processId}: made on the first call as the mark
+     * {@code .processes/<id>.lock} in the folder, which this JVM holds an OS lock on until it exits;
+     * null when the folder cannot hold one (read-only).
+     *
+     * @param folder the store's folder, as a real path
+     * @return this JVM's id on that folder, or null
+     */
+    public static String processId(Path folder) {
+        return ProcessMarks.own(folder);
+    }
+
+    /**
+     * For a store's {@link io.github.memorypack.core.SessionStore#processEnded}: true if the process whose
+     * {@link #processId} on {@code folder} was {@code processId} has ended (its mark is gone, or no process
+     * holds its lock; the mark is then removed); false for this JVM's own id, an id that is no mark's
+     * name, and when the mark cannot be checked.
+     *
+     * @param folder    the store's folder, as a real path
+     * @param processId an id found on a turn in the log
+     * @return true if that process has ended for certain
+     */
+    public static boolean processEnded(Path folder, String processId) {
+        return ProcessMarks.ended(folder, processId);
+    }
 }

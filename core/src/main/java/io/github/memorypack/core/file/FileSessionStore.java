@@ -292,6 +292,29 @@ public final class FileSessionStore implements SessionStore {
         return Optional.of(directory.resolve(kind));
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: one id per JVM and folder, whose mark {@code .processes/<id>.lock} in the store's folder
+     * this JVM holds an OS lock on until it exits (made on the first call; null when the folder is
+     * read-only).
+     */
+    @Override
+    public String processId() {
+        return DurableFiles.processId(directory);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the process's mark is gone, or no process holds its lock (the OS released it when the
+     * process ended); the mark is then removed.
+     */
+    @Override
+    public boolean processEnded(String processId) {
+        return DurableFiles.processEnded(directory, processId);
+    }
+
     @Override
     public String toString() {
         return "FileSessionStore{" + directory + '}';

@@ -112,8 +112,11 @@ class CrashedRequestTest {
 
     /** The process whose request is cut off: one closed turn, then a question, then it waits for its end. */
     public static final class AskingProcess {
+        /** Reachable while the process runs, as an application's memories are (its store holds the process mark). */
+        static ChatMemory memory;
+
         public static void main(String[] args) throws Exception {
-            ChatMemory memory = memory(FileSessionStore.of(Path.of(args[0])), ConcurrentSends.queue());
+            memory = memory(FileSessionStore.of(Path.of(args[0])), ConcurrentSends.queue());
             memory.add(UserMessage.from("hello"));
             memory.add(AiMessage.from("hi"));
             memory.add(UserMessage.from(INTERRUPTED));

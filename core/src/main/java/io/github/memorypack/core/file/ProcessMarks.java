@@ -1,6 +1,8 @@
 package io.github.memorypack.core.file;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -20,15 +22,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Which processes use a store folder ({@link FileSessionStore#processId}, {@link FileSessionStore#processEnded}):
- * each JVM that starts a turn there holds an OS lock on a file of its own, {@code .processes/<id>.lock}, for
- * as long as it runs; the OS releases it when the process ends, however it ends (a crash, a kill). A process
- * whose file is gone, or whose file another process can lock, has ended. One mark per JVM and folder: a JVM
- * holds one OS lock per file, and closing any channel on a locked file may release the JVM's lock, so the
- * owner never opens its own file again.
+ * a JVM that starts a turn there holds an OS lock on a file of its own, {@code .processes/<id>.lock}, for as
+ * long as a store instance on that folder that asked for it is reachable (a memory holds its store, so a turn
+ * that may still go on keeps the mark); the OS releases it when the process ends, however it ends (a crash,
+ * a kill), and this JVM removes it once no store instance holds it. A process whose file is gone, or whose
+ * file another process can lock, has ended. One mark per JVM and folder at a time: a JVM holds one OS lock per
+ * file, and closing any channel on a locked file may release the JVM's lock, so the owner never opens its
+ * own file again.
  *
  * <p>A new mark is created and locked under a temporary name, then renamed into place, so that no other
- * process ever finds it unlocked while its owner runs; the first mark a JVM makes removes the files of the
- * processes that have ended.
+ * process ever finds it unlocked while its owner runs; the first mark a JVM makes on a folder removes the
+ * files of the processes that have ended.
  */
 final class ProcessMarks {
 
@@ -37,22 +41,30 @@ final class ProcessMarks {
     private static final String SUFFIX = ".lock";
     private static final Logger LOG = LoggerFactory.getLogger(FileSessionStore.class);
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** This JVM's mark on each folder (its real path), held for the life of the JVM; NONE where none could be made. */
-    private static final Map<Path, Mark> OWN = new ConcurrentHashMap<>();
-    private static final Mark NONE = new Mark(null, null);
+    private static final Cleaner CLEANER = Cleaner.create();
+    /** This JVM's mark on each folder, while a store instance holds it. */
+    private static final Map<Path, WeakReference<DurableFiles.ProcessMark>> OWN = new ConcurrentHashMap<>();
     /** Processes known to have ended, as folder + '/' + id: an ended process stays ended. */
     private static final Set<String> ENDED = ConcurrentHashMap.newKeySet();
 
     private ProcessMarks() {
     }
 
-    /** A lock file held open and locked until the JVM exits (never released: the OS does it at the end). */
-    private record Mark(String id, FileLock lock) {
-    }
-
-    /** This JVM's id on {@code folder}, made on the first call; null when the folder cannot hold a mark (read-only). */
-    static String own(Path folder) {
-        return OWN.computeIfAbsent(folder, ProcessMarks::create).id;
+    /**
+     * This JVM's mark on {@code folder}, made (or made again, after the last holder let go of the previous
+     * one) on demand; one whose id is null when the folder cannot hold a mark (read-only).
+     */
+    static DurableFiles.ProcessMark own(Path folder) {
+        DurableFiles.ProcessMark[] mark = new DurableFiles.ProcessMark[1];
+        OWN.compute(folder, (f, held) -> {
+            mark[0] = held == null ? null : held.get();
+            if (mark[0] != null) {
+                return held;
+            }
+            mark[0] = create(f);
+            return new WeakReference<>(mark[0]);
+        });
+        return mark[0];
     }
 
     /**
@@ -64,8 +76,9 @@ final class ProcessMarks {
         if (!isId(id)) {
             return false;
         }
-        Mark own = OWN.get(folder);
-        if (own != null && id.equals(own.id)) {
+        WeakReference<DurableFiles.ProcessMark> held = OWN.get(folder);
+        DurableFiles.ProcessMark own = held == null ? null : held.get();
+        if (own != null && id.equals(own.id())) {
             return false;
         }
         String key = folder + "/" + id;
@@ -111,20 +124,22 @@ final class ProcessMarks {
         return true;
     }
 
-    private static Mark create(Path folder) {
+    private static DurableFiles.ProcessMark create(Path folder) {
         Path marks = folder.resolve(FOLDER);
         byte[] bytes = new byte[8];
         RANDOM.nextBytes(bytes);
         String id = HexFormat.of().formatHex(bytes);
         Path temporary = marks.resolve(id + SUFFIX + ".new");
+        Path file = marks.resolve(id + SUFFIX);
         FileChannel channel = null;
         try {
             Files.createDirectories(marks);
             channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
-            FileLock lock = channel.lock();
-            Files.move(temporary, marks.resolve(id + SUFFIX), StandardCopyOption.ATOMIC_MOVE);
-            Mark mark = new Mark(id, lock);
+            channel.lock();
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
+            DurableFiles.ProcessMark mark = new DurableFiles.ProcessMark(id);
+            CLEANER.register(mark, new Release(channel, file));
             removeEnded(folder, marks, id);
             return mark;
         } catch (IOException | RuntimeException e) {
@@ -138,7 +153,32 @@ final class ProcessMarks {
                     // nothing was marked
                 }
             }
-            return NONE;
+            return new DurableFiles.ProcessMark(null);
+        }
+    }
+
+    /** Removes a mark no store instance holds any more, then releases its lock (the file first: no one finds it unlocked). */
+    private static final class Release implements Runnable {
+        private final FileChannel channel;
+        private final Path file;
+
+        Release(FileChannel channel, Path file) {
+            this.channel = channel;
+            this.file = file;
+        }
+
+        @Override
+        public void run() {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("could not remove process mark {}: {}", file, e.toString());
+            }
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.debug("could not release process mark {}: {}", file, e.toString());
+            }
         }
     }
 

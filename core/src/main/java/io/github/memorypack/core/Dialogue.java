@@ -34,7 +34,8 @@ import java.util.Map;
  *       for them, matched by request id (by tool name without one), wherever they are in the log.
  *       Messages before the first user message are the prelude (a greeting).</li>
  *   <li>A turn is closed once its last message is an AI message without tool calls; an open turn
- *       whose newest entry is older than the open-turn timeout is abandoned and treated as closed.
+ *       whose newest entry is older than the open-turn timeout, or whose process the store knows has
+ *       ended ({@link SessionStore#processEnded}: it crashed), is abandoned and treated as closed.
  *       A tool call without a result is in flight while it is the last message of an open turn (not
  *       shown yet), otherwise interrupted (repaired with a synthetic result).</li>
  * </ul>
@@ -58,15 +59,18 @@ final class Dialogue {
         final boolean questionPending;
         /** Tokens of that question when known (the listeners saw it), else -1. */
         final int pendingQuestionTokens;
+        /** Asked whether the process that started an open turn has ended ({@link SessionStore#processEnded}); or null. */
+        final SessionStore processes;
 
         /** A context that hides nothing: what a fold and the store's own reads use. */
-        Context(Instant now, Duration openTurnTimeout, RequestScope scope) {
+        Context(Instant now, Duration openTurnTimeout, RequestScope scope, SessionStore processes) {
             this(now, openTurnTimeout, scope == null ? null : scope.requestId(), scope == null ? null : scope.attemptId(),
-                    null, false, false, -1);
+                    null, false, false, -1, processes);
         }
 
         Context(Instant now, Duration openTurnTimeout, String requestId, String attemptId, String ownTurn, boolean forView,
-                boolean questionPending, int pendingQuestionTokens) {
+                boolean questionPending, int pendingQuestionTokens, SessionStore processes) {
+            this.processes = processes;
             this.now = now;
             this.openTurnTimeout = openTurnTimeout;
             this.requestId = requestId;
@@ -378,10 +382,10 @@ final class Dialogue {
         }
         Instant abandonBefore = context.now.minus(context.openTurnTimeout);
         for (Turn turn : dialogue.turns) {
-            turn.settle(abandonBefore);
+            turn.settle(abandonBefore, context.processes);
         }
         if (dialogue.prelude != null) {
-            dialogue.prelude.settle(abandonBefore);
+            dialogue.prelude.settle(abandonBefore, null);
             dialogue.prelude.closed = true; // nothing waits for an answer before the first question
         }
         if (context.forView) {
@@ -516,11 +520,20 @@ final class Dialogue {
             }
         }
 
-        void settle(Instant abandonBefore) {
+        void settle(Instant abandonBefore, SessionStore processes) {
             Object lastSlot = slots.isEmpty() ? null : slots.get(slots.size() - 1);
             closed = lastSlot instanceof Entry && ((Entry) lastSlot).message() instanceof AiMessage
                     && !((AiMessage) ((Entry) lastSlot).message()).hasToolExecutionRequests();
-            abandoned = !closed && (ended || lastTime.isBefore(abandonBefore));
+            abandoned = !closed && (ended || lastTime.isBefore(abandonBefore) || processEnded(processes));
+        }
+
+        /** True if the store knows that the process that started this turn has ended (it crashed, say). */
+        private boolean processEnded(SessionStore processes) {
+            if (processes == null || user == null) {
+                return false;
+            }
+            String process = EntryTags.process(user);
+            return process != null && processes.processEnded(process);
         }
 
         /** Closed or abandoned: a view may cut it, a fold may take it, cost rules apply to it. */

@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * entry belongs to, so interleaved requests keep their turns apart), {@link #AFTER} (on a user
  * message, the turn its thread had open before), {@link #REQUEST} and {@link #ATTEMPT} (a
  * {@link RequestScope} request and the attempt that stored the entry: the latest attempt of a
- * request wins); and the random ids turns and attempts get. Part of the log format: a log alone
+ * request wins), {@link #PROCESS} (on a user message, the {@link SessionStore#processId} of the process that
+ * started the turn, when the store has one); and the random ids turns and attempts get. Part of the log format: a log alone
  * says which turn each entry belongs to.
  */
 final class EntryTags {
@@ -23,6 +24,8 @@ final class EntryTags {
     static final String ATTEMPT = "attempt";
     /** On a user message: the turn its thread had open before, which it ends (a thread runs one request at a time). */
     static final String AFTER = "after";
+    /** On a user message: the store's id of the process that started the turn ({@link SessionStore#processId}). */
+    static final String PROCESS = "process";
 
     private static final byte[] ALPHABET = "0123456789abcdefghijklmnopqrstuv".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -43,37 +46,49 @@ final class EntryTags {
         return entry.metadata().get(ATTEMPT);
     }
 
+    static String process(Entry entry) {
+        Map<String, String> tags = entry.metadata();
+        return tags instanceof Tags ? ((Tags) tags).process : tags.get(PROCESS);
+    }
+
     /**
      * An entry's tags as its metadata: {@link #AFTER}, {@link #TURN}, {@link #REQUEST} and, with a
      * request, {@link #ATTEMPT}; a null value leaves its key out (an empty map when nothing is left).
      */
     static Map<String, String> tags(String after, String turn, String request, String attempt) {
-        if (after == null && turn == null && request == null) {
+        return tags(after, turn, request, attempt, null);
+    }
+
+    /** The same, with the {@link #PROCESS} that starts the turn (null: none). */
+    static Map<String, String> tags(String after, String turn, String request, String attempt, String process) {
+        if (after == null && turn == null && request == null && process == null) {
             return Map.of();
         }
-        return new Tags(after, turn, request, request == null ? null : attempt);
+        return new Tags(after, turn, request, request == null ? null : attempt, process);
     }
 
     /**
-     * The tags a memory puts on every entry it appends, as an immutable map of at most four fixed keys
+     * The tags a memory puts on every entry it appends, as an immutable map of at most five fixed keys
      * held in fields: every append makes one and every view reads it, so it is built without hashing
      * and read without probing. Equal to (and hashed like) any map with the same entries; iterates in
-     * the order after, turn, request, attempt. An {@link ImmutableMetadata}, so a {@link NewEntry}
+     * the order after, turn, request, attempt, process. An {@link ImmutableMetadata}, so a {@link NewEntry}
      * keeps it without a copy.
      */
     private static final class Tags extends ImmutableMetadata {
-        private static final String[] KEYS = {AFTER, TURN, REQUEST, ATTEMPT};
+        private static final String[] KEYS = {AFTER, TURN, REQUEST, ATTEMPT, PROCESS};
 
         private final String after;
         private final String turn;
         private final String request;
         private final String attempt;
+        private final String process;
 
-        Tags(String after, String turn, String request, String attempt) {
+        Tags(String after, String turn, String request, String attempt, String process) {
             this.after = after;
             this.turn = turn;
             this.request = request;
             this.attempt = attempt;
+            this.process = process;
         }
 
         /** The value of {@code KEYS[i]}, or null. */
@@ -85,8 +100,10 @@ final class EntryTags {
                     return turn;
                 case 2:
                     return request;
-                default:
+                case 3:
                     return attempt;
+                default:
+                    return process;
             }
         }
 

@@ -110,7 +110,7 @@ final class RequestTurns {
             }
         }
         return new Dialogue.Context(memory.clock().instant(), memory.openTurnTimeout(), requestId(), attemptId(),
-                turn == null ? null : turn.turn, true, turn == null, pendingTokens);
+                turn == null ? null : turn.turn, true, turn == null, pendingTokens, memory.store());
     }
 
     // ---------------------------------------------------------------- appends
@@ -130,7 +130,8 @@ final class RequestTurns {
             memory.tagged();
             // the thread's earlier turn gets no answer any more, unless other threads carry it on (a stream)
             String after = last != null && !last.over && (last == previous || !last.moved()) ? last.turn : null;
-            return NewEntry.of(message, tokens, EntryTags.tags(after, turnId, scope.requestId(), scope.attemptId()));
+            return NewEntry.of(message, tokens, EntryTags.tags(after, turnId, scope.requestId(), scope.attemptId(),
+                    memory.store().processId()));
         }
         boolean answer = message instanceof AiMessage && !((AiMessage) message).hasToolExecutionRequests();
         if (answer && !ownKnown) {
@@ -267,7 +268,7 @@ final class RequestTurns {
     private String runningInLog() {
         SessionState state = memory.state();
         Dialogue.Context context = new Dialogue.Context(memory.clock().instant(), memory.openTurnTimeout(),
-                scope.requestId(), scope.attemptId(), null, false, false, -1);
+                scope.requestId(), scope.attemptId(), null, false, false, -1, memory.store());
         int count = FIRST_LOOK;
         while (true) {
             List<Entry> entries = memory.store().readLast(memory.sessionId(), count);

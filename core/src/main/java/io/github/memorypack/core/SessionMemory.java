@@ -187,7 +187,7 @@ final class SessionMemory {
 
     /** A context that hides nothing and expects no question: what folds and the store-facing reads use. */
     Dialogue.Context context(RequestScope scope) {
-        return new Dialogue.Context(shared.clock.instant(), shared.openTurnTimeout, scope);
+        return new Dialogue.Context(shared.clock.instant(), shared.openTurnTimeout, scope, shared.store);
     }
 
     /** The context of a view for the calling request (its own running turn kept, others' hidden). */

@@ -194,6 +194,37 @@ public interface SessionStore extends ChatMemoryStore {
     }
 
     /**
+     * An id for the process this store instance runs in, which the memories put on each turn they
+     * start, so that another process can tell whether that turn's process has ended
+     * ({@link #processEnded}): a turn left open by a process that crashed then stops holding up the
+     * session's next request at once, instead of after the open-turn timeout. Null, the default, when
+     * the store cannot tell; such turns end by the timeout only.
+     *
+     * <p>A store that returns an id returns the same one on every call for the life of the process (or
+     * of the store instance), never one an earlier process had, and may create what marks it as alive
+     * on the first call.
+     *
+     * @return this process's id among the processes that use the same data, or null
+     */
+    @Experimental
+    default String processId() {
+        return null;
+    }
+
+    /**
+     * True only if the process that had {@code processId} (another process's {@link #processId}, as
+     * found on a turn in the log) is known to have ended; false while it runs, and whenever the store
+     * cannot tell. Never true for this process's own id. A process once ended stays ended.
+     *
+     * @param processId an id from {@link #processId} of this or another process, not null
+     * @return true if that process has ended for certain
+     */
+    @Experimental
+    default boolean processEnded(String processId) {
+        return false;
+    }
+
+    /**
      * The session's conversation as LangChain4j expects a {@code ChatMemoryStore} to hold it, oldest
      * first: the system message as of now first (when there is one), then every message of the
      * current conversation — what follows the latest {@code clear()}, without the messages a

@@ -60,7 +60,7 @@ final class TurnSelection {
         boolean fromStart = entries.isEmpty() || entries.get(0).index() == 0;
         java.time.Instant now = entries.isEmpty() ? java.time.Instant.EPOCH : entries.get(entries.size() - 1).timestamp();
         return render(state, entries, fromStart, limit,
-                new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null));
     }
 
     /** Chooses the newest turns within the limit, every open turn, and the prelude when everything fits. */

@@ -107,7 +107,7 @@ class ViewRulesTest {
         View fresh = rules.render(SessionState.EMPTY, log, ViewLimit.none());
         View view = rules.render(SessionState.EMPTY, log, true, ViewLimit.none(), new Dialogue.Context(
                 log.get(log.size() - 1).timestamp().plus(java.time.Duration.ofMinutes(11)),
-                MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null));
 
         // then
         assertThat(fresh.messages()).containsExactly(UserMessage.from("weather?"), UserMessage.from("hello?"));
@@ -166,7 +166,7 @@ class ViewRulesTest {
 
         // when
         View view = rules.render(SessionState.EMPTY, log, false, ViewLimit.messages(10),
-                new Dialogue.Context(log.get(2).timestamp(), MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null));
+                new Dialogue.Context(log.get(2).timestamp(), MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null));
 
         // then
         assertThat(view.needsOlderEntries()).isTrue();

@@ -228,7 +228,7 @@ class WindowPropertiesTest {
             }
         }
         Dialogue.Context context = new Dialogue.Context(now, MemoryOptions.DEFAULT_OPEN_TURN_TIMEOUT, null, null,
-                ownTurn, true, newRequest, -1);
+                ownTurn, true, newRequest, -1, null);
         return ViewRules.defaults().render(store.state("s"), log, true, limit, context).messages();
     }
 

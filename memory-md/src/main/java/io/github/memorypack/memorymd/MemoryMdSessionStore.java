@@ -162,6 +162,8 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     private final Path directory;
     private final FileLayer files;
+    /** This process's mark in the folder, held while this store is reachable (made on the first turn). */
+    private volatile DurableFiles.ProcessMark processMark;
     private final Clock clock;
     private final Durability durability;
     private final DamagePolicy damagePolicy;
@@ -259,6 +261,29 @@ public final class MemoryMdSessionStore implements SessionStore {
      *
      * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
      */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here, as on the {@code FileSessionStore}: one id per JVM and folder, the mark
+     * {@code .processes/<id>.lock} that this JVM holds an OS lock on while a store instance that asked for
+     * it is reachable.
+     */
+    @Override
+    public String processId() {
+        DurableFiles.ProcessMark mark = processMark;
+        if (mark == null) {
+            mark = DurableFiles.processMark(directory);
+            processMark = mark;
+        }
+        return mark.id();
+    }
+
+    /** {@inheritDoc} (Here: the process's mark is gone or unlocked, as on the {@code FileSessionStore}.) */
+    @Override
+    public boolean processEnded(String processId) {
+        return DurableFiles.processEnded(directory, processId);
+    }
+
     @Override
     public String toString() {
         return "MemoryMdSessionStore{" + directory + ", " + durability + ", " + damagePolicy + '}';

@@ -148,6 +148,18 @@ final class TimedSessionStore implements SessionStore, AutoCloseable {
         timed(Operation.DELETE, () -> delegate.delete(sessionId));
     }
 
+    /** The delegate's id (not timed: a lookup after the first call, not a store operation). */
+    @Override
+    public String processId() {
+        return delegate.processId();
+    }
+
+    /** The delegate's answer (not timed: asked only about a turn another process left open). */
+    @Override
+    public boolean processEnded(String processId) {
+        return delegate.processEnded(processId);
+    }
+
     @Override
     public List<ChatMessage> getMessages(Object memoryId) {
         return timed(Operation.GET_MESSAGES, () -> delegate.getMessages(memoryId));

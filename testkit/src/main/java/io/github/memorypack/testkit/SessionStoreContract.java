@@ -593,6 +593,22 @@ public abstract class SessionStoreContract {
     }
 
     @Test
+    void should_keep_one_process_id_that_is_never_reported_ended_while_the_process_runs() {
+        String id = store.processId();
+        if (id == null) {
+            return; // a store that cannot tell whether a process has ended: open turns end by the timeout only
+        }
+        assertThat(store.processId()).isEqualTo(id);
+        assertThat(store.processEnded(id)).isFalse();
+        // another store instance on the same data, in this process (a second provider, say)
+        assertThat(restarted().processEnded(id)).isFalse();
+        // what marks the process alive is no session, and an id that is no mark's name names no ended process
+        assertThat(store.sessions()).isEmpty();
+        assertThat(store.processEnded("../" + id)).isFalse();
+        assertThat(store.sessions()).isEmpty();
+    }
+
+    @Test
     void should_keep_derived_data_apart_from_every_session_when_the_store_offers_a_folder() throws IOException {
         // given: a session named like the kind, and derived data written where the store says
         store.append("recall-index", entries("1"));
@@ -1511,6 +1527,16 @@ public abstract class SessionStoreContract {
         @Override
         public Optional<Path> derivedDataDirectory(String kind) {
             return delegate.derivedDataDirectory(kind);
+        }
+
+        @Override
+        public String processId() {
+            return delegate.processId();
+        }
+
+        @Override
+        public boolean processEnded(String processId) {
+            return delegate.processEnded(processId);
         }
 
         @Override

@@ -412,4 +412,50 @@ public final class DurableFiles {
     interface IoAction {
         void run() throws IOException;
     }
+
+    /**
+     * This JVM's mark among the processes that use {@code folder} (its real path), for a store's
+     * {@link io.github.memorypack.core.SessionStore#processId}: the file {@code .processes/<id>.lock} in the
+     * folder, which this JVM holds an OS lock on while the returned mark is reachable (a store keeps it in a
+     * field, so its memories' turns keep it); every caller on the folder gets the same mark meanwhile. Made
+     * on the first call; its id is null when the folder cannot hold one (read-only).
+     *
+     * @param folder the store's folder, as a real path
+     * @return this JVM's mark on that folder
+     */
+    public static ProcessMark processMark(Path folder) {
+        return ProcessMarks.own(folder);
+    }
+
+    /** A process's mark in a store folder ({@link #processMark}): hold it for as long as the id must stay this process's. */
+    public static final class ProcessMark {
+        private final String id;
+
+        ProcessMark(String id) {
+            this.id = id;
+        }
+
+        /**
+         * The id turns are tagged with.
+         *
+         * @return the id, or null when the folder could not hold a mark
+         */
+        public String id() {
+            return id;
+        }
+    }
+
+    /**
+     * For a store's {@link io.github.memorypack.core.SessionStore#processEnded}: true if the process whose
+     * {@link #processMark} on {@code folder} had the id {@code processId} has ended (its mark is gone, or no process
+     * holds its lock; the mark is then removed); false for this JVM's own id, an id that is no mark's
+     * name, and when the mark cannot be checked.
+     *
+     * @param folder    the store's folder, as a real path
+     * @param processId an id found on a turn in the log
+     * @return true if that process has ended for certain
+     */
+    public static boolean processEnded(Path folder, String processId) {
+        return ProcessMarks.ended(folder, processId);
+    }
 }

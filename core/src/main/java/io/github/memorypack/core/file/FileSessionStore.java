@@ -116,6 +116,8 @@ public final class FileSessionStore implements SessionStore {
     private final Consumer<Recovery> recoveryListener;
     private final DurableFiles disk;
     private final Map<String, Session> cache;
+    /** This process's mark in the folder, held while this store is reachable (made on the first turn). */
+    private volatile DurableFiles.ProcessMark processMark;
 
     private FileSessionStore(Builder builder, Path directory, DurableFiles disk) {
         this.directory = directory;
@@ -290,6 +292,34 @@ public final class FileSessionStore implements SessionStore {
     public Optional<Path> derivedDataDirectory(String kind) {
         SessionStore.super.derivedDataDirectory(kind); // checks the name
         return Optional.of(directory.resolve(kind));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: one id per JVM and folder, whose mark {@code .processes/<id>.lock} in the store's folder
+     * this JVM holds an OS lock on while a store instance that asked for it is reachable (made on the first
+     * call; removed when no store instance holds it; null when the folder is read-only).
+     */
+    @Override
+    public String processId() {
+        DurableFiles.ProcessMark mark = processMark;
+        if (mark == null) {
+            mark = DurableFiles.processMark(directory);
+            processMark = mark;
+        }
+        return mark.id();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the process's mark is gone, or no process holds its lock (the OS released it when the
+     * process ended); the mark is then removed.
+     */
+    @Override
+    public boolean processEnded(String processId) {
+        return DurableFiles.processEnded(directory, processId);
     }
 
     @Override

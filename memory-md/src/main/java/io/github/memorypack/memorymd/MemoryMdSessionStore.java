@@ -162,8 +162,8 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     private final Path directory;
     private final FileLayer files;
-    /** This process's mark in the folder, held while this store is reachable (made on the first turn). */
-    private volatile DurableFiles.ProcessMark processMark;
+    /** The processes that use the folder; holds this process's mark while this store is reachable. */
+    private final DurableFiles.Processes processes;
     private final Clock clock;
     private final Durability durability;
     private final DamagePolicy damagePolicy;
@@ -176,6 +176,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     private MemoryMdSessionStore(Builder b) {
         this.directory = b.directory.toAbsolutePath().normalize();
+        this.processes = DurableFiles.processes(directory);
         this.files = b.files;
         this.clock = b.clock;
         this.durability = b.durability;
@@ -270,18 +271,13 @@ public final class MemoryMdSessionStore implements SessionStore {
      */
     @Override
     public String processId() {
-        DurableFiles.ProcessMark mark = processMark;
-        if (mark == null) {
-            mark = DurableFiles.processMark(directory);
-            processMark = mark;
-        }
-        return mark.id();
+        return processes.id();
     }
 
     /** {@inheritDoc} (Here: the process's mark is gone or unlocked, as on the {@code FileSessionStore}.) */
     @Override
     public boolean processEnded(String processId) {
-        return DurableFiles.processEnded(directory, processId);
+        return processes.ended(processId);
     }
 
     @Override

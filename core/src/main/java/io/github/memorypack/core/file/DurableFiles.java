@@ -414,48 +414,54 @@ public final class DurableFiles {
     }
 
     /**
-     * This JVM's mark among the processes that use {@code folder} (its real path), for a store's
-     * {@link io.github.memorypack.core.SessionStore#processId}: the file {@code .processes/<id>.lock} in the
-     * folder, which this JVM holds an OS lock on while the returned mark is reachable (a store keeps it in a
-     * field, so its memories' turns keep it); every caller on the folder gets the same mark meanwhile. Made
-     * on the first call; its id is null when the folder cannot hold one (read-only).
+     * The processes that use {@code folder} (its real path), for a store's
+     * {@link io.github.memorypack.core.SessionStore#processId} and
+     * {@link io.github.memorypack.core.SessionStore#processEnded}: a store keeps the returned object in a
+     * field (no I/O until asked). This JVM's mark is the file {@code .processes/<id>.lock} in the folder, made
+     * on the first {@link Processes#id()} and OS-locked while an object that asked for it is reachable (a
+     * memory holds its store, so a turn that may still go on keeps the mark); every store instance on the
+     * folder shares it meanwhile.
      *
      * @param folder the store's folder, as a real path
-     * @return this JVM's mark on that folder
+     * @return the processes of that folder, as seen from this JVM
      */
-    public static ProcessMark processMark(Path folder) {
-        return ProcessMarks.own(folder);
+    public static Processes processes(Path folder) {
+        return new Processes(folder);
     }
 
-    /** A process's mark in a store folder ({@link #processMark}): hold it for as long as the id must stay this process's. */
-    public static final class ProcessMark {
-        private final String id;
+    /** The processes that use one store folder ({@link #processes}). Thread-safe. */
+    public static final class Processes {
+        private final Path folder;
+        private volatile ProcessMarks.Mark mark; // held here: the JVM-wide table holds it weakly
 
-        ProcessMark(String id) {
-            this.id = id;
+        Processes(Path folder) {
+            this.folder = folder;
         }
 
         /**
-         * The id turns are tagged with.
+         * This JVM's id on the folder, made on the first call.
          *
-         * @return the id, or null when the folder could not hold a mark
+         * @return the id, or null when the folder cannot hold a mark (read-only)
          */
         public String id() {
-            return id;
+            ProcessMarks.Mark held = mark;
+            if (held == null) {
+                held = ProcessMarks.own(folder);
+                mark = held;
+            }
+            return held.id();
         }
-    }
 
-    /**
-     * For a store's {@link io.github.memorypack.core.SessionStore#processEnded}: true if the process whose
-     * {@link #processMark} on {@code folder} had the id {@code processId} has ended (its mark is gone, or no process
-     * holds its lock; the mark is then removed); false for this JVM's own id, an id that is no mark's
-     * name, and when the mark cannot be checked.
-     *
-     * @param folder    the store's folder, as a real path
-     * @param processId an id found on a turn in the log
-     * @return true if that process has ended for certain
-     */
-    public static boolean processEnded(Path folder, String processId) {
-        return ProcessMarks.ended(folder, processId);
+        /**
+         * True if the process whose id on the folder was {@code processId} has ended: its mark is gone, or no
+         * process holds its lock (the mark is then removed). False for this JVM's own id, for an id that is no
+         * mark's name, and when the mark cannot be checked.
+         *
+         * @param processId an id found on a turn in the log
+         * @return true if that process has ended for certain
+         */
+        public boolean ended(String processId) {
+            return ProcessMarks.ended(folder, processId);
+        }
     }
 }

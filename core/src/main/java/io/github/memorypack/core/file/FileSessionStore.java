@@ -116,11 +116,12 @@ public final class FileSessionStore implements SessionStore {
     private final Consumer<Recovery> recoveryListener;
     private final DurableFiles disk;
     private final Map<String, Session> cache;
-    /** This process's mark in the folder, held while this store is reachable (made on the first turn). */
-    private volatile DurableFiles.ProcessMark processMark;
+    /** The processes that use the folder; holds this process's mark while this store is reachable. */
+    private final DurableFiles.Processes processes;
 
     private FileSessionStore(Builder builder, Path directory, DurableFiles disk) {
         this.directory = directory;
+        this.processes = DurableFiles.processes(directory);
         this.clock = builder.clock;
         this.recoveryListener = builder.recoveryListener;
         this.disk = disk;
@@ -303,12 +304,7 @@ public final class FileSessionStore implements SessionStore {
      */
     @Override
     public String processId() {
-        DurableFiles.ProcessMark mark = processMark;
-        if (mark == null) {
-            mark = DurableFiles.processMark(directory);
-            processMark = mark;
-        }
-        return mark.id();
+        return processes.id();
     }
 
     /**
@@ -319,7 +315,7 @@ public final class FileSessionStore implements SessionStore {
      */
     @Override
     public boolean processEnded(String processId) {
-        return DurableFiles.processEnded(directory, processId);
+        return processes.ended(processId);
     }
 
     @Override

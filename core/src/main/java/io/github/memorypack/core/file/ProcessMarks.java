@@ -43,19 +43,32 @@ final class ProcessMarks {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Cleaner CLEANER = Cleaner.create();
     /** This JVM's mark on each folder, while a store instance holds it. */
-    private static final Map<Path, WeakReference<DurableFiles.ProcessMark>> OWN = new ConcurrentHashMap<>();
+    private static final Map<Path, WeakReference<Mark>> OWN = new ConcurrentHashMap<>();
     /** Processes known to have ended, as folder + '/' + id: an ended process stays ended. */
     private static final Set<String> ENDED = ConcurrentHashMap.newKeySet();
 
     private ProcessMarks() {
     }
 
+    /** This JVM's mark on a folder, while someone holds it ({@link DurableFiles.Processes}); its id null when none could be made. */
+    static final class Mark {
+        private final String id;
+
+        Mark(String id) {
+            this.id = id;
+        }
+
+        String id() {
+            return id;
+        }
+    }
+
     /**
      * This JVM's mark on {@code folder}, made (or made again, after the last holder let go of the previous
      * one) on demand; one whose id is null when the folder cannot hold a mark (read-only).
      */
-    static DurableFiles.ProcessMark own(Path folder) {
-        DurableFiles.ProcessMark[] mark = new DurableFiles.ProcessMark[1];
+    static Mark own(Path folder) {
+        Mark[] mark = new Mark[1];
         OWN.compute(folder, (f, held) -> {
             mark[0] = held == null ? null : held.get();
             if (mark[0] != null) {
@@ -76,8 +89,8 @@ final class ProcessMarks {
         if (!isId(id)) {
             return false;
         }
-        WeakReference<DurableFiles.ProcessMark> held = OWN.get(folder);
-        DurableFiles.ProcessMark own = held == null ? null : held.get();
+        WeakReference<Mark> held = OWN.get(folder);
+        Mark own = held == null ? null : held.get();
         if (own != null && id.equals(own.id())) {
             return false;
         }
@@ -124,7 +137,7 @@ final class ProcessMarks {
         return true;
     }
 
-    private static DurableFiles.ProcessMark create(Path folder) {
+    private static Mark create(Path folder) {
         Path marks = folder.resolve(FOLDER);
         byte[] bytes = new byte[8];
         RANDOM.nextBytes(bytes);
@@ -138,7 +151,7 @@ final class ProcessMarks {
                     StandardOpenOption.WRITE);
             channel.lock();
             Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE);
-            DurableFiles.ProcessMark mark = new DurableFiles.ProcessMark(id);
+            Mark mark = new Mark(id);
             CLEANER.register(mark, new Release(channel, file));
             removeEnded(folder, marks, id);
             return mark;
@@ -153,7 +166,7 @@ final class ProcessMarks {
                     // nothing was marked
                 }
             }
-            return new DurableFiles.ProcessMark(null);
+            return new Mark(null);
         }
     }
 

@@ -369,4 +369,47 @@ class InterleavedRequestsTest extends ShopTestBase {
                         .filter(same -> !same || st != TwoRequests.Step.FIRST_CALL)
                         .map(same -> Arguments.of(s, k, x, st, same))))));
     }
+
+    /**
+     * {@code clear()} while a request runs (its question stored, its answer not yet): the answer that comes
+     * after the clear belongs to a turn the conversation no longer holds, so no view shows it, least of all
+     * as the answer to the question another request asked after the clear.
+     */
+    @ParameterizedTest(name = "{0} on {1}")
+    @MethodSource("strategiesOnFileAndMemory")
+    void should_show_no_answer_to_a_question_cleared_while_its_request_ran(Strategy strategy, StoreKind kind)
+            throws Exception {
+        // given: request A's question stored on its thread, then clear() (an eviction, another request's guardrail)
+        open(kind);
+        ChatMemoryProvider memories = strategy.provider(store, ConcurrentSends.branch());
+        dev.langchain4j.memory.ChatMemory memory = memories.get(SESSION);
+        java.util.concurrent.ExecutorService threadA = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.ExecutorService threadB = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            threadA.submit(() -> memory.add(dev.langchain4j.data.message.UserMessage.from("question A"))).get();
+            memory.clear();
+
+            // when: request B asks after the clear, then A's answer comes, then B's
+            threadB.submit(() -> memory.add(dev.langchain4j.data.message.UserMessage.from("question B"))).get();
+            threadA.submit(() -> memory.add(dev.langchain4j.data.message.AiMessage.from("answer A"))).get();
+            List<String> seenByB = threadB.submit(() -> describe(memory.messages())).get();
+            threadB.submit(() -> memory.add(dev.langchain4j.data.message.AiMessage.from("answer B"))).get();
+
+            // then
+            assertThat(seenByB).as("B's view before its answer").containsExactly("USER: question B");
+            for (List<String> view : List.of(describe(memory.messages()),
+                    describe(strategy.provider(store, ConcurrentSends.branch()).get(SESSION).messages()))) {
+                assertThat(view).as("the view after both answers").doesNotContain("AI: answer A", "USER: question A");
+                if (!strategy.foldsNewestTurn()) {
+                    assertThat(view).as("the view after both answers").containsExactly("USER: question B",
+                            "AI: answer B");
+                }
+            }
+            assertThat(log()).extracting(e -> PathAssertions.describe(e.message())).as("the log keeps A's turn")
+                    .contains("USER: question A", "AI: answer A");
+        } finally {
+            threadA.shutdownNow();
+            threadB.shutdownNow();
+        }
+    }
 }

@@ -412,4 +412,74 @@ class InterleavedRequestsTest extends ShopTestBase {
             threadB.shutdownNow();
         }
     }
+
+    /** A store whose reads fail while armed, as a store whose server blinks between the append and the view. */
+    static final class ReadsFail extends ForwardingSessionStore {
+        volatile boolean armed;
+
+        ReadsFail(SessionStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public List<Entry> read(String sessionId, long fromIndex, int maxCount) {
+            fail();
+            return delegate.read(sessionId, fromIndex, maxCount);
+        }
+
+        @Override
+        public List<Entry> readLast(String sessionId, int count) {
+            fail();
+            return delegate.readLast(sessionId, count);
+        }
+
+        @Override
+        public io.github.memorypack.core.SessionState state(String sessionId) {
+            fail();
+            return delegate.state(sessionId);
+        }
+
+        private void fail() {
+            if (armed) {
+                armed = false;
+                throw new StoreException("injected: a read failed");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @MethodSource("strategiesOnFileAndMemory")
+    void should_show_the_retried_turn_once_when_the_first_attempts_view_could_not_be_read(Strategy strategy,
+            StoreKind kind) {
+        // given: the first attempt's question is stored, then the view's read fails
+        open(kind);
+        ReadsFail flaky = new ReadsFail(store);
+        Shop.Assistant assistant = Shop.assistant(server, strategy.provider(flaky), tools).build();
+        Shop.warmUp(assistant, SESSION);
+        List<Entry> before = log();
+        int first = server.requestCount();
+        java.util.concurrent.atomic.AtomicInteger adds = new java.util.concurrent.atomic.AtomicInteger();
+        flaky.armed = false;
+        Throwable failed = catchThrowable(() -> RequestScope.call("req-r", () -> {
+            dev.langchain4j.memory.ChatMemory memory = assistant.getChatMemory(SESSION);
+            memory.add(dev.langchain4j.data.message.UserMessage.from(Shop.ASK_MATCHA));
+            adds.incrementAndGet();
+            flaky.armed = true;
+            return memory.messages();
+        }));
+
+        // when: the request is retried through AiServices under the same id
+        String answer = RequestScope.call("req-r", () -> assistant.chat(SESSION, Shop.ASK_MATCHA));
+
+        // then
+        assertThat(failed).as("the first attempt's view").isInstanceOf(StoreException.class);
+        assertThat(adds).hasValue(1);
+        assertThat(answer).startsWith("Answer ");
+        for (Request request : requestsFrom(first + 1)) {
+            assertThat(count(request.history(), "user: " + Shop.ASK_MATCHA)).as("the question in %s", request).isOne();
+        }
+        assertToolCallsAnswered(requestsFrom(first + 1));
+        PathAssertions.assertShownOnce(strategy, assistant.getChatMemory(SESSION).messages(), Shop.ASK_MATCHA);
+        assertKept(before, log());
+    }
 }

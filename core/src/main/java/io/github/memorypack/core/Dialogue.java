@@ -332,6 +332,11 @@ final class Dialogue {
                 Turn tagged = byId == null ? null : byId.get(turnId);
                 if (tagged != null) {
                     target = tagged;
+                } else if (dialogue.fromStart) {
+                    // the entries reach back to the conversation's start and its turn's question is not among
+                    // them: the turn was cleared (a clear() while it ran), folded or superseded, and so is the
+                    // rest of it; shown in the turn before it, it would answer another turn's question
+                    continue;
                 } else {
                     dialogue.orphans = true;
                 }

@@ -119,6 +119,11 @@ final class RequestTurns {
     NewEntry entry(ChatMessage message, int tokens) {
         if (message instanceof UserMessage) {
             SendGate.RunningTurn previous = own();
+            if (previous != null && scope.threadConfined() && previous.moved()) {
+                // a stream this thread started still runs on LangChain4j's callback threads (they added to
+                // it): this question is another request, admitted as the setting says, not a new turn of it
+                previous = null;
+            }
             SendGate.RunningTurn last = scope.endedBy(gate);
             String turnId = EntryTags.newId();
             SendGate.RunningTurn turn = admit(turnId, previous == null);

@@ -180,7 +180,11 @@ final class SendGate {
         return runningSize == 1 && turn.listed;
     }
 
-    /** The oldest turn running here that {@code scope} does not own, or null. */
+    /**
+     * The oldest turn running here that {@code scope} does not own, or null; a thread's own turn that
+     * other threads carry on (a stream the thread started, see {@link RunningTurn#moved}) counts as
+     * another request's.
+     */
     synchronized RunningTurn otherThan(RequestScope scope, long nowMillis, long timeoutMillis) {
         RunningTurn found = null;
         List<RunningTurn> expired = null;
@@ -190,7 +194,8 @@ final class SendGate {
                     expired = new ArrayList<>(1);
                 }
                 expired.add(turn);
-            } else if (found == null && !turn.ownedBy(scope)) {
+            } else if (found == null && (!turn.ownedBy(scope) || (scope.threadConfined() && turn.moved()))) {
+                // a thread's own turn that other threads carry on (a stream it started) is another request's
                 found = turn;
             }
         }

@@ -66,6 +66,49 @@ class ReadmeSnippetsTest {
         assertThat(missing).as("README java examples not found verbatim in any test or sample source").isEmpty();
     }
 
+    /**
+     * Every {@code <dependency>} of Memory Pack in a README's {@code ```xml} block names an artifact the BOM
+     * manages (a published module) and, where it gives a version, this build's.
+     */
+    @Test
+    void should_name_in_every_readme_dependency_an_artifact_of_the_bom_at_this_version() throws IOException {
+        String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
+        String root = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
+        java.util.regex.Matcher v = java.util.regex.Pattern.compile("</modelVersion>.*?<version>([^<]+)</version>",
+                java.util.regex.Pattern.DOTALL).matcher(root);
+        assertThat(v.find()).isTrue();
+        String version = v.group(1);
+        java.util.regex.Pattern dependency = java.util.regex.Pattern.compile(
+                "<dependency>\\s*<groupId>io\\.github\\.memorypack</groupId>\\s*<artifactId>([^<]+)</artifactId>"
+                        + "(?:[^<]*<!--[^>]*-->)?\\s*(?:<version>([^<]+)</version>)?");
+        List<String> wrong = new ArrayList<>();
+        int found = 0;
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
+        }
+        for (Path readme : readmes) {
+            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
+                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
+            while (blocks.find()) {
+                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+                while (m.find()) {
+                    found++;
+                    String artifact = m.group(1);
+                    if (!bom.contains("<artifactId>" + artifact + "</artifactId>")) {
+                        wrong.add(ROOT.relativize(readme) + ": " + artifact + " is not in the BOM");
+                    }
+                    if (m.group(2) != null && !m.group(2).equals(version)) {
+                        wrong.add(ROOT.relativize(readme) + ": " + artifact + " at " + m.group(2) + ", not " + version);
+                    }
+                }
+            }
+        }
+        assertThat(found).as("Memory Pack dependencies in README xml blocks").isGreaterThan(15);
+        assertThat(wrong).isEmpty();
+    }
+
     /** Lines stripped of indentation and trailing space, blank lines dropped, joined by newlines. */
     private static String normalize(List<String> lines) {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));

@@ -109,6 +109,50 @@ class ReadmeSnippetsTest {
         assertThat(wrong).isEmpty();
     }
 
+    /**
+     * Every other dependency a README's {@code ```xml} block gives a version is, where the root pom manages
+     * it, at the root pom's version: what the README tells a user to add is what the build tests.
+     */
+    @Test
+    void should_give_in_every_readme_dependency_the_version_the_build_uses() throws IOException {
+        String root = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
+        java.util.regex.Pattern dependency = java.util.regex.Pattern.compile("<groupId>([^<]+)</groupId>\\s*"
+                + "<artifactId>([^<]+)</artifactId>\\s*<version>([^<]+)</version>");
+        List<String> wrong = new ArrayList<>();
+        int checked = 0;
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
+        }
+        for (Path readme : readmes) {
+            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
+                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
+            while (blocks.find()) {
+                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+                while (m.find()) {
+                    java.util.regex.Matcher managed = java.util.regex.Pattern.compile("<groupId>"
+                            + java.util.regex.Pattern.quote(m.group(1)) + "</groupId>\\s*<artifactId>"
+                            + java.util.regex.Pattern.quote(m.group(2)) + "</artifactId>\\s*<version>\\$\\{([^}]+)}</version>")
+                            .matcher(root);
+                    if (m.group(1).equals("io.github.memorypack") || !managed.find()) {
+                        continue;
+                    }
+                    java.util.regex.Matcher property = java.util.regex.Pattern.compile("<"
+                            + java.util.regex.Pattern.quote(managed.group(1)) + ">([^<]+)</").matcher(root);
+                    assertThat(property.find()).as(managed.group(1)).isTrue();
+                    checked++;
+                    if (!property.group(1).equals(m.group(3))) {
+                        wrong.add(ROOT.relativize(readme) + ": " + m.group(1) + ":" + m.group(2) + " at " + m.group(3)
+                                + ", the build uses " + property.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(checked).as("versioned third-party dependencies in README xml blocks").isGreaterThan(5);
+        assertThat(wrong).isEmpty();
+    }
+
     /** Lines stripped of indentation and trailing space, blank lines dropped, joined by newlines. */
     private static String normalize(List<String> lines) {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));

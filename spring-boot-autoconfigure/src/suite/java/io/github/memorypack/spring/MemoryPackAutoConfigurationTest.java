@@ -266,6 +266,10 @@ class MemoryPackAutoConfigurationTest {
         // then: a bad value fails the start, not the first chat
         lazy.withPropertyValues("memory-pack.window.max-messages=0")
                 .run(context -> assertThat(context).hasFailed());
+        // and so does a misspelt name, which would otherwise leave the window at its default
+        lazy.withPropertyValues("memory-pack.window.max-mesages=5")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("memory-pack.window.max-mesages"));
         // and a good configuration starts and works lazily, with its meters
         lazy.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             assertThat(context).hasNotFailed();

@@ -153,6 +153,38 @@ class ReadmeSnippetsTest {
         assertThat(wrong).isEmpty();
     }
 
+    /** The README's module-path list names every published module's Automatic-Module-Name, and only those. */
+    @Test
+    void should_list_in_the_readme_the_automatic_module_name_of_every_published_module() throws IOException {
+        // given: the BOM's modules (the published ones) and the name each pom gives its jar
+        String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
+        java.util.Set<String> published = new java.util.TreeSet<>();
+        java.util.regex.Matcher artifacts = java.util.regex.Pattern.compile("<artifactId>memory-pack-([a-z0-9-]+)</artifactId>")
+                .matcher(bom.substring(bom.indexOf("<dependencyManagement>")));
+        while (artifacts.find()) {
+            String folder = artifacts.group(1); // each module's folder is its artifactId less memory-pack-
+            java.util.regex.Matcher name = java.util.regex.Pattern.compile("<automatic-module-name>([^<]+)</automatic-module-name>")
+                    .matcher(Files.readString(ROOT.resolve(folder).resolve("pom.xml"), StandardCharsets.UTF_8));
+            assertThat(name.find()).as("automatic-module-name of %s", folder).isTrue();
+            published.add(name.group(1));
+        }
+
+        // when: the README's list (`io.github.memorypack.core`, then `.suffix` for the others)
+        String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+        int from = readme.indexOf("automatic module named after its root package");
+        String list = readme.substring(from, readme.indexOf("\n- ", from) < 0 ? readme.length() : readme.indexOf("\n- ", from));
+        java.util.Set<String> listed = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("`(io\\.github\\.memorypack)?(\\.?[a-z0-9.]+)`").matcher(list);
+        while (m.find()) {
+            String name = m.group(2);
+            listed.add(name.startsWith(".") ? "io.github.memorypack" + name : "io.github.memorypack." + name);
+        }
+
+        // then
+        assertThat(from).isPositive();
+        assertThat(listed).isEqualTo(published);
+    }
+
     /** Lines stripped of indentation and trailing space, blank lines dropped, joined by newlines. */
     private static String normalize(List<String> lines) {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));

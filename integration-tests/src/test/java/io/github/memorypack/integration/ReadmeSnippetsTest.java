@@ -66,6 +66,125 @@ class ReadmeSnippetsTest {
         assertThat(missing).as("README java examples not found verbatim in any test or sample source").isEmpty();
     }
 
+    /**
+     * Every {@code <dependency>} of Memory Pack in a README's {@code ```xml} block names an artifact the BOM
+     * manages (a published module) and, where it gives a version, this build's.
+     */
+    @Test
+    void should_name_in_every_readme_dependency_an_artifact_of_the_bom_at_this_version() throws IOException {
+        String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
+        String root = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
+        java.util.regex.Matcher v = java.util.regex.Pattern.compile("</modelVersion>.*?<version>([^<]+)</version>",
+                java.util.regex.Pattern.DOTALL).matcher(root);
+        assertThat(v.find()).isTrue();
+        String version = v.group(1);
+        java.util.regex.Pattern dependency = java.util.regex.Pattern.compile(
+                "<dependency>\\s*<groupId>io\\.github\\.memorypack</groupId>\\s*<artifactId>([^<]+)</artifactId>"
+                        + "(?:[^<]*<!--[^>]*-->)?\\s*(?:<version>([^<]+)</version>)?");
+        List<String> wrong = new ArrayList<>();
+        int found = 0;
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
+        }
+        for (Path readme : readmes) {
+            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
+                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
+            while (blocks.find()) {
+                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+                while (m.find()) {
+                    found++;
+                    String artifact = m.group(1);
+                    if (!bom.contains("<artifactId>" + artifact + "</artifactId>")) {
+                        wrong.add(ROOT.relativize(readme) + ": " + artifact + " is not in the BOM");
+                    }
+                    if (m.group(2) != null && !m.group(2).equals(version)) {
+                        wrong.add(ROOT.relativize(readme) + ": " + artifact + " at " + m.group(2) + ", not " + version);
+                    }
+                }
+            }
+        }
+        assertThat(found).as("Memory Pack dependencies in README xml blocks").isGreaterThan(15);
+        assertThat(wrong).isEmpty();
+    }
+
+    /**
+     * Every other dependency a README's {@code ```xml} block gives a version is, where the root pom manages
+     * it, at the root pom's version: what the README tells a user to add is what the build tests.
+     */
+    @Test
+    void should_give_in_every_readme_dependency_the_version_the_build_uses() throws IOException {
+        String root = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
+        java.util.regex.Pattern dependency = java.util.regex.Pattern.compile("<groupId>([^<]+)</groupId>\\s*"
+                + "<artifactId>([^<]+)</artifactId>\\s*<version>([^<]+)</version>");
+        List<String> wrong = new ArrayList<>();
+        int checked = 0;
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
+        }
+        for (Path readme : readmes) {
+            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
+                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
+            while (blocks.find()) {
+                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+                while (m.find()) {
+                    java.util.regex.Matcher managed = java.util.regex.Pattern.compile("<groupId>"
+                            + java.util.regex.Pattern.quote(m.group(1)) + "</groupId>\\s*<artifactId>"
+                            + java.util.regex.Pattern.quote(m.group(2)) + "</artifactId>\\s*<version>\\$\\{([^}]+)}</version>")
+                            .matcher(root);
+                    if (m.group(1).equals("io.github.memorypack") || !managed.find()) {
+                        continue;
+                    }
+                    java.util.regex.Matcher property = java.util.regex.Pattern.compile("<"
+                            + java.util.regex.Pattern.quote(managed.group(1)) + ">([^<]+)</").matcher(root);
+                    assertThat(property.find()).as(managed.group(1)).isTrue();
+                    checked++;
+                    if (!property.group(1).equals(m.group(3))) {
+                        wrong.add(ROOT.relativize(readme) + ": " + m.group(1) + ":" + m.group(2) + " at " + m.group(3)
+                                + ", the build uses " + property.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(checked).as("versioned third-party dependencies in README xml blocks").isGreaterThan(5);
+        assertThat(wrong).isEmpty();
+    }
+
+    /** The README's module-path list names every published module's Automatic-Module-Name, and only those. */
+    @Test
+    void should_list_in_the_readme_the_automatic_module_name_of_every_published_module() throws IOException {
+        // given: the BOM's modules (the published ones) and the name each pom gives its jar
+        String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
+        java.util.Set<String> published = new java.util.TreeSet<>();
+        java.util.regex.Matcher artifacts = java.util.regex.Pattern.compile("<artifactId>memory-pack-([a-z0-9-]+)</artifactId>")
+                .matcher(bom.substring(bom.indexOf("<dependencyManagement>")));
+        while (artifacts.find()) {
+            String folder = artifacts.group(1); // each module's folder is its artifactId less memory-pack-
+            java.util.regex.Matcher name = java.util.regex.Pattern.compile("<automatic-module-name>([^<]+)</automatic-module-name>")
+                    .matcher(Files.readString(ROOT.resolve(folder).resolve("pom.xml"), StandardCharsets.UTF_8));
+            assertThat(name.find()).as("automatic-module-name of %s", folder).isTrue();
+            published.add(name.group(1));
+        }
+
+        // when: the README's list (`io.github.memorypack.core`, then `.suffix` for the others)
+        String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+        int from = readme.indexOf("automatic module named after its root package");
+        String list = readme.substring(from, readme.indexOf("\n- ", from) < 0 ? readme.length() : readme.indexOf("\n- ", from));
+        java.util.Set<String> listed = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("`(io\\.github\\.memorypack)?(\\.?[a-z0-9.]+)`").matcher(list);
+        while (m.find()) {
+            String name = m.group(2);
+            listed.add(name.startsWith(".") ? "io.github.memorypack" + name : "io.github.memorypack." + name);
+        }
+
+        // then
+        assertThat(from).isPositive();
+        assertThat(listed).isEqualTo(published);
+    }
+
     /** Lines stripped of indentation and trailing space, blank lines dropped, joined by newlines. */
     private static String normalize(List<String> lines) {
         return lines.stream().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n"));

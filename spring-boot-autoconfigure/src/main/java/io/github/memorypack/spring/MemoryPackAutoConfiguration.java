@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -155,6 +156,25 @@ public class MemoryPackAutoConfiguration {
          */
         public RedisConnection {
             clusterNodes = List.copyOf(clusterNodes);
+        }
+    }
+
+    /**
+     * A MeterRegistry but no {@code memory-pack-micrometer}: no {@code memorypack.*} meters, which would
+     * otherwise go unnoticed until someone looks for them (by name only: Micrometer may be absent).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    @ConditionalOnMissingClass("io.github.memorypack.micrometer.MemoryPackMetrics")
+    @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
+    @ConditionalOnProperty(prefix = "memory-pack.metrics", name = "enabled", matchIfMissing = true)
+    static class NoMetricsNotice {
+
+        NoMetricsNotice() {
+            org.apache.commons.logging.LogFactory.getLog(MemoryPackAutoConfiguration.class).info("No memorypack.*"
+                    + " meters: the application has a MeterRegistry, but memory-pack-micrometer is not on the class"
+                    + " path; add io.github.memorypack:memory-pack-micrometer for them, or set"
+                    + " memory-pack.metrics.enabled=false to silence this.");
         }
     }
 

@@ -7,7 +7,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import java.beans.IntrospectionException;
+import java.beans.Introspector;
+import java.beans.PropertyDescriptor;
+import java.util.Comparator;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -54,6 +59,9 @@ final class MemoryPackFailureAnalyzer implements FailureAnalyzer, Ordered {
         }
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof BindException e && e.getName().toString().startsWith("memory-pack")) {
+                if (e.getCause() instanceof UnboundConfigurationPropertiesException unbound) {
+                    return analysis(unbound, e);
+                }
                 return e.getCause() instanceof BindValidationException invalid ? analysis(invalid, e) : analysis(e);
             }
         }
@@ -88,6 +96,66 @@ final class MemoryPackFailureAnalyzer implements FailureAnalyzer, Ordered {
                     ? String.valueOf(arguments[0]) : "Correct the value.");
         }
         return new FailureAnalysis(HEADER + "\n\n" + String.join("\n\n", blocks), String.join("\n", fixes), e);
+    }
+
+    /** A {@code memory-pack.*} name that is no property (misspelt, or of another version): the one meant. */
+    private FailureAnalysis analysis(UnboundConfigurationPropertiesException unbound, BindException e) {
+        List<String> known = propertyNames("memory-pack", MemoryPackProperties.class);
+        List<String> blocks = new ArrayList<>();
+        List<String> fixes = new ArrayList<>();
+        for (ConfigurationProperty property : unbound.getUnboundProperties()) {
+            String name = property.getName().toString();
+            String meant = known.stream().min(Comparator.comparingInt((String k) -> distance(k, name))
+                    .thenComparing(Comparator.naturalOrder())).orElseThrow();
+            blocks.add(block(name, property.getValue(), property.getOrigin(), "is no Memory Pack property"));
+            fixes.add("Rename " + name + " (did you mean " + meant + "?) or remove it.");
+        }
+        fixes.add("The properties are memory-pack." + known.stream().map(k -> k.substring("memory-pack.".length()))
+                .collect(Collectors.joining(", ")) + ".");
+        return new FailureAnalysis(HEADER + "\n\n" + String.join("\n\n", blocks), String.join("\n", fixes), e);
+    }
+
+    /** Every property name under {@code prefix} that {@code type} binds, in Spring's kebab case, sorted. */
+    static List<String> propertyNames(String prefix, Class<?> type) {
+        List<String> names = new ArrayList<>();
+        try {
+            for (PropertyDescriptor d : Introspector.getBeanInfo(type, Object.class).getPropertyDescriptors()) {
+                if (d.getReadMethod() == null) {
+                    continue;
+                }
+                String name = prefix + "." + d.getName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+                Class<?> nested = d.getPropertyType();
+                if (nested.getDeclaringClass() == MemoryPackProperties.class && !nested.isEnum()) {
+                    names.addAll(propertyNames(name, nested));
+                } else if (d.getWriteMethod() != null) {
+                    names.add(name);
+                }
+            }
+        } catch (IntrospectionException ex) {
+            throw new IllegalStateException(ex);
+        }
+        names.sort(null);
+        return names;
+    }
+
+    /** Levenshtein distance. */
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     /** A value Spring cannot convert to the property's type (a misspelt strategy, a word for a number). */

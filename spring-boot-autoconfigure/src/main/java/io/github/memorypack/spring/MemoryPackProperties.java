@@ -21,7 +21,9 @@ import org.springframework.validation.Validator;
  * it after the beans are created.
  */
 @Experimental
-@ConfigurationProperties(prefix = "memory-pack")
+// ignoreUnknownFields = false: a misspelt memory-pack.* name fails the start (MemoryPackFailureAnalyzer says
+// which property was meant) instead of doing nothing
+@ConfigurationProperties(prefix = "memory-pack", ignoreUnknownFields = false)
 public class MemoryPackProperties implements Validator {
 
     /** The memory strategies the starter can build. */

@@ -189,6 +189,21 @@ class MemoryPackAutoConfigurationTest {
     }
 
     @Test
+    void should_suggest_for_a_misspelt_name_exactly_the_properties_of_the_metadata() throws Exception {
+        // given: the generated metadata's memory-pack.* names
+        JsonNode metadata;
+        try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readTree(in);
+        }
+        java.util.List<String> names = new java.util.ArrayList<>();
+        metadata.get("properties").forEach(p -> names.add(p.get("name").asText()));
+
+        // then: the failure report picks the property meant among the same names (FailureReportTest)
+        assertThat(MemoryPackFailureAnalyzer.propertyNames("memory-pack", MemoryPackProperties.class))
+                .containsExactlyInAnyOrderElementsOf(names.stream().filter(n -> n.startsWith("memory-pack.")).toList());
+    }
+
+    @Test
     void should_summarize_with_the_application_summarizer_bean_when_one_is_defined() {
         // given: the application's own Summarizer bean, next to its chat model
         Summarizer own = (previous, messages) -> "Own summary of " + messages.size() + " messages.";
@@ -251,6 +266,10 @@ class MemoryPackAutoConfigurationTest {
         // then: a bad value fails the start, not the first chat
         lazy.withPropertyValues("memory-pack.window.max-messages=0")
                 .run(context -> assertThat(context).hasFailed());
+        // and so does a misspelt name, which would otherwise leave the window at its default
+        lazy.withPropertyValues("memory-pack.window.max-mesages=5")
+                .run(context -> assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("memory-pack.window.max-mesages"));
         // and a good configuration starts and works lazily, with its meters
         lazy.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
             assertThat(context).hasNotFailed();

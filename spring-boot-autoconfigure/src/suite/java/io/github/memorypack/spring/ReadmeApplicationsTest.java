@@ -61,7 +61,7 @@ class ReadmeApplicationsTest {
         openAi.answerWith(request -> OpenAiTestServer.Reply.text("Noted (" + request.lastLine() + ")."));
         redis = TestRedisServer.start();
         postgres = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start();
-        classPaths = resolve(List.of("in-memory", "file", "redis", "jdbc"));
+        classPaths = resolve(List.of("in-memory", "file", "redis", "jdbc", "health"));
     }
 
     @AfterAll
@@ -81,7 +81,7 @@ class ReadmeApplicationsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"in-memory", "file", "redis", "jdbc"})
+    @ValueSource(strings = {"in-memory", "file", "redis", "jdbc", "health"})
     void should_start_and_answer_a_chat_when_built_from_the_readme(String store) throws Exception {
         // given: the README's application.properties next to the application's classes, and what the test
         // environment changes (where the servers are, the keys)
@@ -99,6 +99,7 @@ class ReadmeApplicationsTest {
             case "jdbc" -> arguments.addAll(List.of("--spring.datasource.url=jdbc:postgresql://127.0.0.1:"
                     + postgres.getPort() + "/postgres", "--spring.datasource.username=postgres",
                     "--DB_PASSWORD=postgres"));
+            case "health" -> arguments.add("--server.port=0");
             default -> {
             }
         }
@@ -127,11 +128,36 @@ class ReadmeApplicationsTest {
                         .contains("user: Hi, I'm Ada and I live in Lyon.");
                 assertThat(bean(context, loader.loadClass("io.github.memorypack.core.SessionStore")).getClass()
                         .getSimpleName()).isEqualTo(Map.of("in-memory", "InMemorySessionStore", "file",
-                        "FileSessionStore", "redis", "RedisSessionStore", "jdbc", "JdbcSessionStore").get(store));
+                        "FileSessionStore", "redis", "RedisSessionStore", "jdbc", "JdbcSessionStore", "health",
+                        "InMemorySessionStore").get(store));
+                if (store.equals("health")) {
+                    // and: the health component and the meters over HTTP, as the README says
+                    Object environment = context.getClass().getMethod("getEnvironment").invoke(context);
+                    String port = (String) environment.getClass().getMethod("getProperty", String.class)
+                            .invoke(environment, "local.server.port");
+                    assertThat(get(port, "/actuator/health/memoryPack")).isEqualTo(
+                            "200 {\"status\":\"UP\",\"details\":{\"store\":\"InMemorySessionStore\"}}");
+                    assertThat(get(port, "/actuator/metrics/memorypack.view.tokens"))
+                            .startsWith("200 ").contains("\"name\":\"memorypack.view.tokens\"", "\"COUNT\"");
+                }
             }
         } finally {
             Thread.currentThread().setContextClassLoader(previous);
         }
+    }
+
+    /** The status and body of a GET to the application (JSON with its fields in a fixed order, whatever Boot's). */
+    private static String get(String port, String path) throws Exception {
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String body = response.body();
+        if (response.statusCode() == 200 && path.startsWith("/actuator/health/")) {
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            com.fasterxml.jackson.databind.JsonNode node = json.readTree(body);
+            body = "{\"status\":" + node.get("status") + ",\"details\":" + node.get("details") + "}";
+        }
+        return response.statusCode() + " " + body;
     }
 
     private static Object bean(AutoCloseable context, Class<?> type) throws Exception {
@@ -160,6 +186,10 @@ class ReadmeApplicationsTest {
             String dependencies = block(section(store), "xml", 0)
                     .replace("<artifactId>memory-pack-spring-boot4-starter</artifactId>",
                             "<artifactId>" + starter + "</artifactId>");
+            if (!SpringBootVersion.getVersion().startsWith("4.")) { // the README's note: Boot 3.5 names it -web
+                dependencies = dependencies.replace("<artifactId>spring-boot-starter-webmvc</artifactId>",
+                        "<artifactId>spring-boot-starter-web</artifactId>");
+            }
             Files.createDirectories(project.resolve(store));
             Files.writeString(project.resolve(store).resolve("pom.xml"), """
                     <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -283,7 +313,7 @@ class ReadmeApplicationsTest {
     /** The README's part for a store: from its {@code ### } heading to the next heading. */
     private static String section(String store) {
         String heading = Map.of("in-memory", "### In memory", "file", "### File", "redis", "### Redis",
-                "jdbc", "### JDBC").get(store);
+                "jdbc", "### JDBC", "health", "### Health and metrics").get(store);
         int from = readme.indexOf("\n" + heading);
         assertThat(from).as("README section %s", heading).isPositive();
         int to = readme.indexOf("\n#", from + 1);

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -83,16 +84,10 @@ class ReadmeSnippetsTest {
                         + "(?:[^<]*<!--[^>]*-->)?\\s*(?:<version>([^<]+)</version>)?");
         List<String> wrong = new ArrayList<>();
         int found = 0;
-        List<Path> readmes;
-        try (Stream<Path> files = Files.walk(ROOT)) {
-            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
-                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
-        }
-        for (Path readme : readmes) {
-            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
-                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
-            while (blocks.find()) {
-                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+        for (Map.Entry<Path, String> block : xmlBlocks()) {
+            Path readme = block.getKey();
+            {
+                java.util.regex.Matcher m = dependency.matcher(block.getValue());
                 while (m.find()) {
                     found++;
                     String artifact = m.group(1);
@@ -120,16 +115,10 @@ class ReadmeSnippetsTest {
                 + "<artifactId>([^<]+)</artifactId>\\s*<version>([^<]+)</version>");
         List<String> wrong = new ArrayList<>();
         int checked = 0;
-        List<Path> readmes;
-        try (Stream<Path> files = Files.walk(ROOT)) {
-            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
-                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
-        }
-        for (Path readme : readmes) {
-            java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
-                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
-            while (blocks.find()) {
-                java.util.regex.Matcher m = dependency.matcher(blocks.group(1));
+        for (Map.Entry<Path, String> block : xmlBlocks()) {
+            Path readme = block.getKey();
+            {
+                java.util.regex.Matcher m = dependency.matcher(block.getValue());
                 while (m.find()) {
                     java.util.regex.Matcher managed = java.util.regex.Pattern.compile("<groupId>"
                             + java.util.regex.Pattern.quote(m.group(1)) + "</groupId>\\s*<artifactId>"
@@ -208,5 +197,23 @@ class ReadmeSnippetsTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Every {@code ```xml} block of every README of the repository, with its README, in path order. */
+    private static List<Map.Entry<Path, String>> xmlBlocks() throws IOException {
+        List<Path> readmes;
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            readmes = files.filter(p -> p.getFileName().toString().equals("README.md"))
+                    .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.git/")).sorted().toList();
+        }
+        List<Map.Entry<Path, String>> blocks = new ArrayList<>();
+        for (Path readme : readmes) {
+            java.util.regex.Matcher block = java.util.regex.Pattern.compile("```xml\\n(.*?)```",
+                    java.util.regex.Pattern.DOTALL).matcher(Files.readString(readme, StandardCharsets.UTF_8));
+            while (block.find()) {
+                blocks.add(Map.entry(readme, block.group(1)));
+            }
+        }
+        return blocks;
     }
 }

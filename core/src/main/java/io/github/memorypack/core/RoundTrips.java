@@ -213,6 +213,9 @@ final class RoundTrips {
         }
         shared.cache.remove(memory);
         memory.firstRetained(-1);
+        // a request whose question the clear removed holds up no other any more (one that failed without
+        // the listeners would otherwise until openTurnTimeout); the clearing request's own turn runs on
+        memory.gate().clearedBut(RequestTurns.of(memory).own());
         shared.retainer.retain(memory, index + 1);
     }
 }

@@ -280,14 +280,21 @@ final class SendGate {
         runningSize = running.size();
     }
 
-    /** Every turn here ended (the conversation was cleared): waiters look again. */
-    synchronized void finishAll() {
-        for (RunningTurn turn : running) {
-            turn.over = true;
-            turn.listed = false;
+    /**
+     * The conversation was cleared: every turn here but {@code kept} (the clearing request's own, or
+     * null) asked a question the clear removed, so it holds up no other request any more; waiters look
+     * again.
+     */
+    synchronized void clearedBut(RunningTurn kept) {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            RunningTurn turn = running.get(i);
+            if (turn != kept) {
+                turn.over = true;
+                turn.listed = false;
+                running.remove(i);
+            }
         }
-        running.clear();
-        runningSize = 0;
+        runningSize = running.size();
         changed();
     }
 
@@ -345,7 +352,7 @@ final class SendGate {
         return new SessionBusyException(sessionId, "Chat memory " + sessionId + " is busy: another request's " + what
                 + " is still running, and " + why + ". Nothing of this request was stored; try again later. (A request"
                 + " that failed without RequestScope.aiServiceListeners() registered keeps its turn running until"
-                + " openTurnTimeout.)");
+                + " openTurnTimeout or a clear() of the conversation.)");
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.langchain4j.data.message.CustomMessage;
+import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import io.github.memorypack.core.ConcurrentSends;
 import io.github.memorypack.core.RequestScope;
 import io.github.memorypack.core.SessionBusyException;
@@ -86,5 +87,71 @@ class ConcurrentSendsEdgeTest extends ShopTestBase {
         assertThat(TwoRequests.of(server.requests(), TwoRequests.B).get(0).history())
                 .as("B's first request: A's question (it never got an answer), then B's")
                 .containsSubsequence("user: " + TwoRequests.A, "user: " + TwoRequests.B);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = StoreKind.class, names = {"IN_MEMORY", "FILE"})
+    void should_let_the_next_request_in_at_once_when_the_conversation_is_cleared_after_a_failed_request(StoreKind kind)
+            throws Exception {
+        // given: the model fails A's request, and no listeners tell the memory, so A's turn stays open
+        open(kind);
+        AtomicBoolean down = new AtomicBoolean(true);
+        Shop.Brain brain = new Shop.Brain();
+        server.answerWith(request -> {
+            if (down.get() && request.lastLine().equals("user: " + TwoRequests.A)) {
+                throw new IllegalStateException("the model is down");
+            }
+            return brain.apply(request);
+        });
+        ChatMemoryProvider provider = Strategy.BUFFER.provider(store, ConcurrentSends.refuse());
+        Shop.Assistant assistant = Shop.assistant(server, provider, tools).build();
+        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
+        new Thread(a, "request A").start();
+        assertThat(catchThrowable(() -> a.get(10, TimeUnit.SECONDS))).as("A failed").isNotNull();
+        down.set(false);
+        FutureTask<String> early = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
+        new Thread(early, "request B, before the clear").start();
+        assertThat(catchThrowable(() -> early.get(10, TimeUnit.SECONDS))).as("B while A's turn is open")
+                .cause().isInstanceOf(SessionBusyException.class);
+
+        // when: the user starts the conversation over (another memory of the same provider's kind)
+        Strategy.BUFFER.provider(store, ConcurrentSends.refuse()).get(SESSION).clear();
+        FutureTask<String> b = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
+        new Thread(b, "request B").start();
+
+        // then: the clear ended A's turn: B goes in at once and sees nothing from before the clear
+        assertThat(b.get(10, TimeUnit.SECONDS)).startsWith("Answer ");
+        assertThat(TwoRequests.of(server.requests(), TwoRequests.B).get(0).history())
+                .as("B's first request after the clear").doesNotContain("user: " + TwoRequests.A)
+                .contains("user: " + TwoRequests.B);
+        assertThat(provider.get(SESSION).messages()).as("the view after B")
+                .noneMatch(m -> PathAssertions.describe(m).contains(TwoRequests.A));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = StoreKind.class, names = {"IN_MEMORY", "FILE"})
+    void should_keep_the_clearing_request_running_when_it_clears_the_conversation_itself(StoreKind kind)
+            throws Exception {
+        // given: A's tool starts the conversation over, then waits
+        open(kind);
+        ChatMemoryProvider provider = Strategy.BUFFER.provider(store, ConcurrentSends.refuse());
+        Shop.Assistant assistant = Shop.assistant(server, provider, tools).build();
+        tools.heldItem = TwoRequests.A_ITEM;
+        tools.onHeld = () -> provider.get(SESSION).clear();
+        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
+        new Thread(a, "request A").start();
+        assertThat(tools.held.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // when: B comes while A's tool runs
+        FutureTask<String> b = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.B));
+        new Thread(b, "request B").start();
+        Throwable refused = catchThrowable(() -> b.get(10, TimeUnit.SECONDS));
+        tools.release.countDown();
+
+        // then: A's own turn still ran after its clear, so B was refused, and A got its answer
+        assertThat(refused).as("B while A runs after its own clear").isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(SessionBusyException.class);
+        assertThat(a.get(10, TimeUnit.SECONDS)).startsWith("Answer ");
+        assertThat(log()).noneMatch(e -> PathAssertions.describe(e.message()).contains(TwoRequests.B));
     }
 }

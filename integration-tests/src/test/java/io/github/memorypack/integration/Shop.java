@@ -103,6 +103,8 @@ final class Shop {
         final List<String> stockItems = Collections.synchronizedList(new ArrayList<>());
         /** When set, a stock check of {@link #heldItem} counts {@link #held} down and waits for {@link #release}. */
         volatile String heldItem;
+        /** When set, runs in the held stock check, on the request's thread, before {@link #held} counts down. */
+        volatile Runnable onHeld;
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
 
@@ -112,6 +114,10 @@ final class Shop {
             stockThreads.add(Thread.currentThread().getName());
             stockItems.add(item);
             if (item.equals(heldItem)) {
+                Runnable first = onHeld;
+                if (first != null) {
+                    first.run();
+                }
                 held.countDown();
                 if (!release.await(10, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the test never released the stock check of " + item);

@@ -119,7 +119,7 @@ final class Shop {
                     first.run();
                 }
                 held.countDown();
-                if (!release.await(10, TimeUnit.SECONDS)) {
+                if (!release.await(TwoRequests.HELD_AT_MOST, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the test never released the stock check of " + item);
                 }
             }

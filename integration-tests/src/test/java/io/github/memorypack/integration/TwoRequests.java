@@ -97,7 +97,7 @@ final class TwoRequests {
             return request -> {
                 if (step.holds(request) && armed.compareAndSet(true, false)) {
                     reached.countDown();
-                    await(release, "the test never released the held answer");
+                    await(release, HELD_AT_MOST, "the test never released the held answer");
                 }
                 return brain.apply(request);
             };
@@ -217,8 +217,19 @@ final class TwoRequests {
     }
 
     static void await(CountDownLatch latch, String failure) {
+        await(latch, 10, failure);
+    }
+
+    /**
+     * How long a held step waits for the test to release it, in seconds: longer than any wait of the
+     * test while it holds (a second JVM's start on a loaded machine takes more than 10 s), so a hold only
+     * times out when a test never releases it.
+     */
+    static final int HELD_AT_MOST = 120;
+
+    static void await(CountDownLatch latch, int seconds, String failure) {
         try {
-            if (!latch.await(10, TimeUnit.SECONDS)) {
+            if (!latch.await(seconds, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(failure);
             }
         } catch (InterruptedException e) {

@@ -60,7 +60,7 @@ final class CostRules {
     }
 
     /** Replaces images outside the newest {@code keepImagesInNewest} messages, in closed turns only. */
-    void dropOldImages(List<ChatMessage> messages, List<Entry> sources, int pinned, List<Dialogue.Turn> turns,
+    void dropOldImages(List<ChatMessage> messages, List<Entry> sources, int pinned, List<DialogueTurn> turns,
                        boolean[] selected) {
         Set<Entry> open = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int t = 0; t < turns.size(); t++) {

@@ -86,8 +86,8 @@ final class Dialogue {
     final Summary summary;
     final long clearedAt;
     /** The messages before the first user message (a greeting), as a turn without a user message; or null. */
-    Turn prelude;
-    final List<Turn> turns = new ArrayList<>();
+    DialogueTurn prelude;
+    final List<DialogueTurn> turns = new ArrayList<>();
     /**
      * True if the entries given start at the beginning of the conversation: index 0, right after the
      * latest clear, or where the summary ends. Only then is the prelude a greeting (after a retention
@@ -293,10 +293,10 @@ final class Dialogue {
                 entries.isEmpty() ? -1 : entries.get(0).index());
 
         // 4. turns
-        Map<String, Turn> byId = null;
-        Map<String, ArrayDeque<Unit>> waiting = null;
+        Map<String, DialogueTurn> byId = null;
+        Map<String, ArrayDeque<DialogueTurn.Unit>> waiting = null;
         List<String> endRecords = null;
-        Turn current = null;
+        DialogueTurn current = null;
         for (Entry entry : entries) {
             long index = entry.index();
             ChatMessage message = entry.message();
@@ -313,11 +313,11 @@ final class Dialogue {
             String turnId = EntryTags.turn(entry);
             if (message instanceof UserMessage) {
                 String after = entry.metadata().get(EntryTags.AFTER);
-                Turn ended = after == null || byId == null ? null : byId.get(after);
+                DialogueTurn ended = after == null || byId == null ? null : byId.get(after);
                 if (ended != null) {
                     ended.ended = true; // its thread moved on to a new request: it will get no answer
                 }
-                current = new Turn(entry, turnId, entry);
+                current = new DialogueTurn(entry, turnId, entry);
                 dialogue.turns.add(current);
                 if (turnId != null) {
                     if (byId == null) {
@@ -327,9 +327,9 @@ final class Dialogue {
                 }
                 continue;
             }
-            Turn target = current;
+            DialogueTurn target = current;
             if (turnId != null) {
-                Turn tagged = byId == null ? null : byId.get(turnId);
+                DialogueTurn tagged = byId == null ? null : byId.get(turnId);
                 if (tagged != null) {
                     target = tagged;
                 } else if (dialogue.fromStart) {
@@ -343,8 +343,8 @@ final class Dialogue {
             }
             if (message instanceof ToolExecutionResultMessage) {
                 ToolExecutionResultMessage result = (ToolExecutionResultMessage) message;
-                ArrayDeque<Unit> queue = waiting == null ? null : waiting.get(key(result.id(), result.toolName()));
-                Unit unit = queue == null ? null : queue.pollFirst();
+                ArrayDeque<DialogueTurn.Unit> queue = waiting == null ? null : waiting.get(key(result.id(), result.toolName()));
+                DialogueTurn.Unit unit = queue == null ? null : queue.pollFirst();
                 if (unit != null) {
                     unit.answer(key(result.id(), result.toolName()), entry);
                     if (unit.turn != null) {
@@ -355,10 +355,10 @@ final class Dialogue {
             }
             Object slot = entry;
             if (message instanceof AiMessage && ((AiMessage) message).hasToolExecutionRequests()) {
-                Unit unit = new Unit(entry);
+                DialogueTurn.Unit unit = new DialogueTurn.Unit(entry);
                 for (ToolExecutionRequest request1 : ((AiMessage) message).toolExecutionRequests()) {
                     String key = key(request1.id(), request1.name());
-                    unit.pending.add(new Pending(key, request1));
+                    unit.pending.add(new DialogueTurn.Pending(key, request1));
                     if (waiting == null) {
                         waiting = new HashMap<>();
                     }
@@ -368,25 +368,25 @@ final class Dialogue {
             }
             if (target == null) {
                 if (dialogue.prelude == null) {
-                    dialogue.prelude = new Turn(null, null, entry);
+                    dialogue.prelude = new DialogueTurn(null, null, entry);
                 }
                 target = dialogue.prelude;
             }
-            if (slot instanceof Unit) {
-                ((Unit) slot).turn = target;
+            if (slot instanceof DialogueTurn.Unit) {
+                ((DialogueTurn.Unit) slot).turn = target;
             }
             target.add(slot, entry);
         }
         if (endRecords != null && byId != null) {
             for (String turn : endRecords) {
-                Turn ended = byId.get(turn);
+                DialogueTurn ended = byId.get(turn);
                 if (ended != null) {
                     ended.ended = true;
                 }
             }
         }
         Instant abandonBefore = context.now.minus(context.openTurnTimeout);
-        for (Turn turn : dialogue.turns) {
+        for (DialogueTurn turn : dialogue.turns) {
             turn.settle(abandonBefore, context.processes);
         }
         if (dialogue.prelude != null) {
@@ -420,9 +420,9 @@ final class Dialogue {
             ownMissing = own < 0 && !fromStart;
         }
         boolean ownRunning = own >= 0 && !turns.get(own).done();
-        List<Turn> shown = null;
+        List<DialogueTurn> shown = null;
         for (int t = 0; t < turns.size(); t++) {
-            Turn turn = turns.get(t);
+            DialogueTurn turn = turns.get(t);
             boolean running = turn.id != null && !turn.done();
             boolean hide = ownRunning ? t > own || (running && t != own) : running && t != own;
             if (hide) {
@@ -486,138 +486,5 @@ final class Dialogue {
             return next > end ? next : -1;
         }
         return last == null ? end + 1 : last.index() + 1;
-    }
-
-    /**
-     * A user message and the messages that belong to it (the prelude has no user message). Abandoned:
-     * open, and either its newest entry is older than the open-turn timeout or the thread that
-     * started it has started a newer turn since.
-     */
-    static final class Turn {
-        final Entry user;
-        final String id;
-        final List<Object> slots = new ArrayList<>(4); // Entry or Unit, in log order
-        final long firstIndex;
-        long lastIndex;
-        Instant lastTime;
-        boolean closed;
-        boolean abandoned;
-        boolean ended;
-        long tokens = -1;
-
-        Turn(Entry user, String id, Entry first) {
-            this.user = user;
-            this.id = id;
-            this.firstIndex = first.index();
-            this.lastIndex = first.index();
-            this.lastTime = first.timestamp();
-        }
-
-        void add(Object slot, Entry entry) {
-            slots.add(slot);
-            touch(entry);
-        }
-
-        void touch(Entry entry) {
-            lastIndex = Math.max(lastIndex, entry.index());
-            if (entry.timestamp().isAfter(lastTime)) {
-                lastTime = entry.timestamp();
-            }
-        }
-
-        void settle(Instant abandonBefore, SessionStore processes) {
-            Object lastSlot = slots.isEmpty() ? null : slots.get(slots.size() - 1);
-            closed = lastSlot instanceof Entry && ((Entry) lastSlot).message() instanceof AiMessage
-                    && !((AiMessage) ((Entry) lastSlot).message()).hasToolExecutionRequests();
-            abandoned = !closed && (ended || lastTime.isBefore(abandonBefore) || processEnded(processes));
-        }
-
-        /** True if the store knows that the process that started this turn has ended (it crashed, say). */
-        private boolean processEnded(SessionStore processes) {
-            if (processes == null || user == null) {
-                return false;
-            }
-            String process = EntryTags.process(user);
-            return process != null && processes.processEnded(process);
-        }
-
-        /** Closed or abandoned: a view may cut it, a fold may take it, cost rules apply to it. */
-        boolean done() {
-            return closed || abandoned;
-        }
-
-        /** The last slot when it is a tool call still waiting for results (not shown yet), else null. */
-        Unit inFlight() {
-            if (done() || slots.isEmpty()) {
-                return null;
-            }
-            Object lastSlot = slots.get(slots.size() - 1);
-            return lastSlot instanceof Unit && !((Unit) lastSlot).pending.isEmpty() ? (Unit) lastSlot : null;
-        }
-
-        /** The entries of this turn in log order (results after their call), user message first. */
-        List<Entry> entries() {
-            List<Entry> out = new ArrayList<>(slots.size() + 1);
-            if (user != null) {
-                out.add(user);
-            }
-            for (Object slot : slots) {
-                if (slot instanceof Entry) {
-                    out.add((Entry) slot);
-                } else {
-                    out.add(((Unit) slot).head);
-                    out.addAll(((Unit) slot).results);
-                }
-            }
-            return out;
-        }
-
-        /** The sum of the stored token counts of the turn's entries ({@code counter} for those without one). */
-        long storedTokens(java.util.function.ToIntFunction<Entry> counter) {
-            if (tokens < 0) {
-                long sum = 0;
-                for (Entry entry : entries()) {
-                    sum += counter.applyAsInt(entry);
-                }
-                tokens = sum;
-            }
-            return tokens;
-        }
-    }
-
-    static final class Pending {
-        final String key;
-        final ToolExecutionRequest request;
-
-        Pending(String key, ToolExecutionRequest request) {
-            this.key = key;
-            this.request = request;
-        }
-    }
-
-    /** An AI message with tool requests and the results matched to it, in log order. */
-    static final class Unit {
-        final Entry head;
-        final List<Entry> results = new ArrayList<>(1);
-        final List<Pending> pending = new ArrayList<>(1);
-        Turn turn;
-
-        Unit(Entry head) {
-            this.head = head;
-        }
-
-        void answer(String key, Entry result) {
-            results.add(result);
-            for (int i = 0; i < pending.size(); i++) {
-                if (pending.get(i).key.equals(key)) {
-                    pending.remove(i);
-                    return;
-                }
-            }
-        }
-
-        int size() {
-            return 1 + results.size() + pending.size();
-        }
     }
 }

@@ -171,12 +171,12 @@ final class Folds {
         int inputTokens = previous == null ? 0 : previous.tokenCount() >= 0 ? previous.tokenCount()
                 : memory.rules().tokenizer().estimateTokenCountInText(previousText);
         Entry lastFolded = null;
-        List<Dialogue.Turn> folded = new ArrayList<>(k + 1);
+        List<DialogueTurn> folded = new ArrayList<>(k + 1);
         if (dialogue.prelude != null) {
             folded.add(dialogue.prelude);
         }
         folded.addAll(dialogue.turns.subList(0, k));
-        for (Dialogue.Turn turn : folded) {
+        for (DialogueTurn turn : folded) {
             for (Entry entry : turn.entries()) {
                 messages.add(entry.message());
                 inputTokens += memory.rules().storedTokens(entry);

@@ -32,7 +32,7 @@ final class QuestionRoom {
         }
         int longest = 0;
         for (int t = recentFrom(dialogue); t < dialogue.turns.size(); t++) {
-            Dialogue.Turn turn = dialogue.turns.get(t);
+            DialogueTurn turn = dialogue.turns.get(t);
             if (turn.user != null) {
                 longest = Math.max(longest, rules.storedTokens(turn.user));
             }

@@ -279,7 +279,7 @@ final class RequestTurns {
             List<Entry> entries = memory.store().readLast(memory.sessionId(), count);
             boolean fromStart = entries.size() < count;
             Dialogue dialogue = Dialogue.of(state, entries, fromStart, context);
-            for (Dialogue.Turn turn : dialogue.turns) {
+            for (DialogueTurn turn : dialogue.turns) {
                 if (turn.id != null && !turn.done()) {
                     return "turn " + turn.id + (EntryTags.request(turn.user) == null ? ""
                             : " of request " + EntryTags.request(turn.user)) + " (its question at log index "

@@ -80,7 +80,7 @@ final class StrategySession implements MemoryStrategy.Session {
             if (d.prelude != null) {
                 all.add(new TurnOf(d.prelude, true, memory, factor));
             }
-            for (Dialogue.Turn turn : d.turns) {
+            for (DialogueTurn turn : d.turns) {
                 all.add(new TurnOf(turn, false, memory, factor));
             }
             turns = Collections.unmodifiableList(all);
@@ -103,13 +103,13 @@ final class StrategySession implements MemoryStrategy.Session {
 
     /** A turn of the dialogue, as the SPI shows it. */
     private static final class TurnOf implements MemoryStrategy.Turn {
-        private final Dialogue.Turn turn;
+        private final DialogueTurn turn;
         private final boolean opening;
         private final SessionMemory memory;
         private final double factor;
         private List<Entry> entries;
 
-        TurnOf(Dialogue.Turn turn, boolean opening, SessionMemory memory, double factor) {
+        TurnOf(DialogueTurn turn, boolean opening, SessionMemory memory, double factor) {
             this.turn = turn;
             this.opening = opening;
             this.memory = memory;

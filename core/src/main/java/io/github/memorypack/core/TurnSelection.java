@@ -88,7 +88,7 @@ final class TurnSelection {
         UserMessage preface = plan == null ? null : plan.preface;
         long size = pinnedSize + (preface == null ? 0 : tokens ? counts.countCached(preface) : countTurns ? 0 : 1);
 
-        List<Dialogue.Turn> turns = dialogue.turns;
+        List<DialogueTurn> turns = dialogue.turns;
         int n = turns.size();
         // the plan's hidden and kept turns; the opening (the prelude) is the oldest of them
         int hide = plan == null ? 0 : plan.hide;
@@ -107,7 +107,7 @@ final class TurnSelection {
         boolean roomed = limit.countsTokens() && limit.cuts() && dialogue.questionPending;
         // what can never be cut first (the newest turn, open turns, kept turns), then closed turns from the newest back
         for (int t = n - 1; t >= 0; t--) {
-            Dialogue.Turn turn = turns.get(t);
+            DialogueTurn turn = turns.get(t);
             shown[t] = shown(turn, limit, strategy);
             if (hidden != null && t < hideTurns && t < n - 1 && turn.done()) {
                 hidden[t] = true;
@@ -229,7 +229,7 @@ final class TurnSelection {
         int viewSize = limit.unit() == null ? messages.size() : (int) Math.min(Integer.MAX_VALUE, size);
 
         View.Tail tail = null;
-        Dialogue.Turn newestTurn = n == 0 ? null : turns.get(n - 1);
+        DialogueTurn newestTurn = n == 0 ? null : turns.get(n - 1);
         boolean extendable = selectedCount > 0 && selected[n - 1] && prelude == null && !olderOpen && !dialogue.orphans && !dialogue.hiddenAny
                 && !costs.rewrites() && newestTurn.inFlight() == null
                 && (plan == null || !plan.readsEveryTurn()) && plain(turns, selected);
@@ -256,13 +256,13 @@ final class TurnSelection {
     }
 
     /** True if every selected turn is only plain user and AI messages (what {@link #extend} appends). */
-    private static boolean plain(List<Dialogue.Turn> turns, boolean[] selected) {
+    private static boolean plain(List<DialogueTurn> turns, boolean[] selected) {
         for (int t = 0; t < turns.size(); t++) {
             if (!selected[t]) {
                 continue;
             }
             for (Object slot : turns.get(t).slots) {
-                if (slot instanceof Dialogue.Unit) {
+                if (slot instanceof DialogueTurn.Unit) {
                     return false;
                 }
             }
@@ -277,10 +277,10 @@ final class TurnSelection {
         long size;
     }
 
-    private Shown shown(Dialogue.Turn turn, ViewLimit limit, MemoryStrategy strategy) {
+    private Shown shown(DialogueTurn turn, ViewLimit limit, MemoryStrategy strategy) {
         Shown s = new Shown();
         boolean done = turn.done();
-        Dialogue.Unit inFlight = turn.inFlight();
+        DialogueTurn.Unit inFlight = turn.inFlight();
         boolean tokens = limit.countsTokens();
         if (turn.user != null) {
             add(s, shown(turn.user, strategy), turn.user, tokens);
@@ -291,7 +291,7 @@ final class TurnSelection {
                 add(s, shown(entry, strategy), entry, tokens);
                 continue;
             }
-            Dialogue.Unit unit = (Dialogue.Unit) slot;
+            DialogueTurn.Unit unit = (DialogueTurn.Unit) slot;
             if (unit == inFlight) {
                 continue; // the tool may still be running: shown once its results are in
             }
@@ -303,7 +303,7 @@ final class TurnSelection {
                 }
                 add(s, message, result, tokens);
             }
-            for (Dialogue.Pending pending : unit.pending) {
+            for (DialogueTurn.Pending pending : unit.pending) {
                 add(s, ToolExecutionResultMessage.from(pending.request, Dialogue.INTERRUPTED_TOOL_RESULT), null, tokens);
             }
         }

@@ -53,10 +53,16 @@ public final class RequestScope {
     /** Longest accepted request id, in characters (the key adds the attempt and an ordinal). */
     public static final int MAX_REQUEST_ID_LENGTH = 200;
 
-    // an explicit scope (call/run), then one bound by the listeners, then this thread's own turns
-    private static final ThreadLocal<RequestScope> CURRENT = new ThreadLocal<>();
-    private static final ThreadLocal<RequestScope> BOUND = new ThreadLocal<>();
-    private static final ThreadLocal<RequestScope> THREAD = ThreadLocal.withInitial(() -> new RequestScope(null, true));
+    // a thread's scopes, in one thread-local (read on every memory call): an explicit scope (call/run),
+    // then one bound by the listeners, then this thread's own turns
+    private static final ThreadLocal<Scopes> SCOPES = ThreadLocal.withInitial(Scopes::new);
+
+    /** The scopes of one thread; only that thread reads or writes them. */
+    private static final class Scopes {
+        RequestScope current;
+        RequestScope bound;
+        final RequestScope thread = new RequestScope(null, true);
+    }
     // requests between the listeners' started event and their completed or error event
     private static final ConcurrentMap<UUID, RequestScope> INVOCATIONS = new ConcurrentHashMap<>();
     private static final List<AiServiceListener<?>> LISTENERS = List.of(
@@ -114,16 +120,13 @@ public final class RequestScope {
     public static <T> T call(String requestId, Supplier<T> supplier) {
         Objects.requireNonNull(supplier, "supplier");
         RequestScope scope = new RequestScope(checkRequestId(requestId), false);
-        RequestScope outer = CURRENT.get();
-        CURRENT.set(scope);
+        Scopes scopes = SCOPES.get();
+        RequestScope outer = scopes.current;
+        scopes.current = scope;
         try {
             return supplier.get();
         } finally {
-            if (outer == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(outer);
-            }
+            scopes.current = outer;
         }
     }
 
@@ -170,27 +173,27 @@ public final class RequestScope {
 
     /** The scope of an explicit request or of a request the listeners follow, or null. */
     static RequestScope active() {
-        RequestScope scope = CURRENT.get();
+        return active(SCOPES.get());
+    }
+
+    private static RequestScope active(Scopes scopes) {
+        RequestScope scope = scopes.current;
         if (scope != null) {
             return scope;
         }
-        scope = BOUND.get();
+        scope = scopes.bound;
         if (scope != null && scope.finished) {
-            BOUND.remove(); // left behind on a caller thread by a streaming request that has ended
+            scopes.bound = null; // left behind on a caller thread by a streaming request that has ended
             return null;
         }
         return scope;
     }
 
-    /** This thread's own scope (no request id), whatever scope is active. */
-    static RequestScope threadScope() {
-        return THREAD.get();
-    }
-
-    /** The active scope, or this thread's own (which has no request id). */
+    /** The active scope, or this thread's own (which has no request id; {@link #threadConfined()}). */
     static RequestScope activeOrThread() {
-        RequestScope scope = active();
-        return scope != null ? scope : THREAD.get();
+        Scopes scopes = SCOPES.get();
+        RequestScope scope = active(scopes);
+        return scope != null ? scope : scopes.thread;
     }
 
     /** The request id, or null for a thread's own scope and for requests the listeners follow without one. */
@@ -358,10 +361,11 @@ public final class RequestScope {
         }
         UUID id = context.invocationId();
         if (event instanceof AiServiceStartedEvent) {
-            RequestScope scope = CURRENT.get();
+            Scopes scopes = SCOPES.get();
+            RequestScope scope = scopes.current;
             if (scope == null) {
                 scope = new RequestScope(null, false);
-                BOUND.set(scope);
+                scopes.bound = scope;
             }
             scope.memoryId = context.chatMemoryId();
             scope.question = ((AiServiceStartedEvent) event).userMessage();
@@ -383,14 +387,16 @@ public final class RequestScope {
                 org.slf4j.LoggerFactory.getLogger(RequestScope.class).warn("could not record the end of a request's"
                         + " turn; it ends after openTurnTimeout", e);
             }
-            if (BOUND.get() == scope) {
-                BOUND.remove();
+            Scopes scopes = SCOPES.get();
+            if (scopes.bound == scope) {
+                scopes.bound = null;
             }
             return;
         }
         scope.memoryId = context.chatMemoryId();
-        if (CURRENT.get() != scope) {
-            BOUND.set(scope);
+        Scopes scopes = SCOPES.get();
+        if (scopes.current != scope) {
+            scopes.bound = scope;
         }
     }
 }

@@ -49,9 +49,8 @@ final class RequestTurns {
 
     private RequestTurns(SessionMemory memory) {
         this.memory = memory;
-        RequestScope active = RequestScope.active();
-        this.unscoped = active == null;
-        this.scope = active != null ? active : RequestScope.threadScope();
+        this.scope = RequestScope.activeOrThread();
+        this.unscoped = scope.threadConfined();
         this.gate = memory.gate();
     }
 

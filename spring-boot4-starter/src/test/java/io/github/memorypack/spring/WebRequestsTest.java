@@ -70,6 +70,9 @@ class WebRequestsTest {
 
     @BeforeAll
     static void startModel() throws IOException {
+        // Tomcat would set the JVM's one URLStreamHandlerFactory from this class loader, and then the Tomcat of
+        // ReadmeApplicationsTest's application, on a class loader of its own in this JVM, fails to start
+        org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
         openAi = new OpenAiTestServer();
         // "FAIL…" answers HTTP 500; "SLOW…" takes a while (so requests overlap); every answer names its question
         openAi.answerWith(request -> {

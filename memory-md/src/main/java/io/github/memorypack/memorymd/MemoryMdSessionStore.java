@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       {@link #compact}, {@link #trim} or {@link #replace}; names never collide (a suffix is added).</li>
  *   <li>{@code .lock}: the cross-process lock file.</li>
  * </ul>
- * Folders are created 0700 and files 0600 where the file system has POSIX permissions. CachedSession ids
+ * Folders are created 0700 and files 0600 where the file system has POSIX permissions. Session ids
  * are validated by {@link SessionIds}, so a folder is always a direct child of the base folder.
  *
  * <h2>Rules</h2>
@@ -168,7 +168,6 @@ public final class MemoryMdSessionStore implements SessionStore {
     private final Durability durability;
     private final DamagePolicy damagePolicy;
     private final Consumer<String> warnings;
-    private final long maxPreloadBytes;
     private final TokenCountEstimator tokenizer;
     private final SessionFiles sessionFiles;
     private final SessionLocks locks;
@@ -182,7 +181,6 @@ public final class MemoryMdSessionStore implements SessionStore {
         this.durability = b.durability;
         this.damagePolicy = b.damagePolicy;
         this.warnings = b.warnings;
-        this.maxPreloadBytes = b.maxPreloadBytes;
         this.tokenizer = b.tokenizer;
         this.sessionFiles = new SessionFiles(b.files, b.clock, b.durability, b.damagePolicy, b.warnings,
                 b.maxPreloadBytes);
@@ -258,11 +256,6 @@ public final class MemoryMdSessionStore implements SessionStore {
     }
 
     /**
-     * The base folder, the durability and the damage policy.
-     *
-     * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
-     */
-    /**
      * {@inheritDoc}
      *
      * <p>Here, as on the {@code FileSessionStore}: one id per JVM and folder, the mark
@@ -280,6 +273,11 @@ public final class MemoryMdSessionStore implements SessionStore {
         return processes.ended(processId);
     }
 
+    /**
+     * The base folder, the durability and the damage policy.
+     *
+     * @return for example {@code MemoryMdSessionStore{/var/lib/app/memory, SYNC, FAIL}}
+     */
     @Override
     public String toString() {
         return "MemoryMdSessionStore{" + directory + ", " + durability + ", " + damagePolicy + '}';
@@ -302,12 +300,7 @@ public final class MemoryMdSessionStore implements SessionStore {
             if (batch.isEmpty()) {
                 return List.of();
             }
-            Instant now = clock.instant();
-            long next = s.nextIndex();
-            List<Entry> stored = new ArrayList<>(batch.size());
-            for (NewEntry e : batch) {
-                stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
-            }
+            List<Entry> stored = stamp(batch, s.nextIndex(), idempotencyKey);
             if (!persistent) {
                 s.overlay.addAll(stored);
             } else {
@@ -383,13 +376,8 @@ public final class MemoryMdSessionStore implements SessionStore {
         List<NewEntry> batch = List.copyOf(entries);
         requirePersistence("replace");
         locks.writing(sessionId, true, s -> {
-            Instant now = clock.instant();
-            long next = s.nextIndex();
-            List<Entry> stored = new ArrayList<>(batch.size());
-            for (NewEntry e : batch) {
-                stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), null));
-            }
-            sessionFiles.rewrite(s, stored, next);
+            List<Entry> stored = stamp(batch, s.nextIndex(), null);
+            sessionFiles.rewrite(s, stored, s.nextIndex() + stored.size());
             return null;
         });
     }
@@ -453,25 +441,7 @@ public final class MemoryMdSessionStore implements SessionStore {
 
     @Override
     public List<String> sessions() {
-        try {
-            List<String> ids = new ArrayList<>();
-            for (String name : files.list(directory)) {
-                Path dir = directory.resolve(name);
-                if (SessionIds.isValid(name)
-                        && (files.exists(dir.resolve(MEMORY_MD)) || files.exists(dir.resolve(STATE_JSON)))) {
-                    ids.add(name);
-                }
-            }
-            locks.forEachCached((id, s) -> {
-                if ((!s.overlay.isEmpty() || s.overlayState != null) && !ids.contains(id)) {
-                    ids.add(id);
-                }
-            });
-            Collections.sort(ids);
-            return ids;
-        } catch (IOException e) {
-            throw new StoreException("cannot list sessions in " + directory + ": " + e.getMessage(), e);
-        }
+        return locks.sessions();
     }
 
     @Override
@@ -490,6 +460,16 @@ public final class MemoryMdSessionStore implements SessionStore {
     }
 
     // ------------------------------------------------------------------------------ internals
+
+    /** The entries of {@code batch}, numbered from {@code next}, stamped now by the store's clock. */
+    private List<Entry> stamp(List<NewEntry> batch, long next, String idempotencyKey) {
+        Instant now = clock.instant();
+        List<Entry> stored = new ArrayList<>(batch.size());
+        for (NewEntry e : batch) {
+            stored.add(new Entry(next++, Entry.newId(), now, e.tokenCount(), e.message(), e.metadata(), idempotencyKey));
+        }
+        return stored;
+    }
 
     private void requirePersistence(String operation) {
         if (!persistent) {

@@ -6,7 +6,9 @@ import io.github.memorypack.core.file.DurableFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * How a {@link MemoryMdSessionStore} runs an operation on one session: under the JVM-wide lock of
@@ -30,9 +32,30 @@ final class SessionLocks {
         this.sessionFiles = sessionFiles;
     }
 
-    /** Every session this process has a cached copy of. */
-    void forEachCached(BiConsumer<String, CachedSession> action) {
-        sessions.forEach(action);
+    /**
+     * The sessions of the folder (a valid id with a MEMORY.md or a state file) and those this process
+     * holds only in memory (persistence switched off), sorted.
+     */
+    List<String> sessions() {
+        try {
+            List<String> ids = new ArrayList<>();
+            for (String name : files.list(directory)) {
+                Path dir = directory.resolve(name);
+                if (SessionIds.isValid(name) && (files.exists(dir.resolve(MemoryMdSessionStore.MEMORY_MD))
+                        || files.exists(dir.resolve(MemoryMdSessionStore.STATE_JSON)))) {
+                    ids.add(name);
+                }
+            }
+            sessions.forEach((id, s) -> {
+                if ((!s.overlay.isEmpty() || s.overlayState != null) && !ids.contains(id)) {
+                    ids.add(id);
+                }
+            });
+            Collections.sort(ids);
+            return ids;
+        } catch (IOException e) {
+            throw new StoreException("cannot list sessions in " + directory + ": " + e.getMessage(), e);
+        }
     }
 
     @FunctionalInterface

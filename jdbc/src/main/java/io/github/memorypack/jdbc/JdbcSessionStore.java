@@ -225,7 +225,7 @@ public final class JdbcSessionStore implements SessionStore {
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         if (batch.isEmpty()) {
-            return List.of();
+            return idempotencyKey == null ? List.of() : appendedWith(sessionId, idempotencyKey);
         }
         Instant now = now();
         Rows.Batch rows = new Rows.Batch(sessionId, batch, now, idempotencyKey);
@@ -256,6 +256,29 @@ public final class JdbcSessionStore implements SessionStore {
             }
             return rows.entries(first);
         }
+    }
+
+    /**
+     * What an empty append under {@code idempotencyKey} returns: the entries a live session holds under
+     * that key (the first append's), read without writing anything.
+     */
+    private List<Entry> appendedWith(String sessionId, String idempotencyKey) {
+        String storedKey = Rows.escapeKey(idempotencyKey);
+        Instant now = now();
+        return transactions.read("append", sessionId, c -> {
+            if (ttl != null) {
+                try (PreparedStatement ps = c.prepareStatement(sql.nextIndex)) {
+                    ps.setString(1, sessionId);
+                    Statements.setInstant(ps, 2, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            return List.of(); // unknown or expired: it holds no key
+                        }
+                    }
+                }
+            }
+            return statements.readByKey(c, sessionId, storedKey);
+        });
     }
 
     /**

@@ -431,6 +431,9 @@ public abstract class SessionStoreContract {
         assertThat(texts(stored)).containsExactly("q");
         assertThat(restarted().read("s", 0, 10)).isEqualTo(stored);
         assertThat(store.append("s", entries("q"), "request-1")).isEqualTo(stored);
+        assertThat(store.append("s", List.of(), "request-1")).as("an empty append under a stored key: the first entries")
+                .isEqualTo(stored);
+        assertThat(store.nextIndex("s")).isEqualTo(1);
     }
 
     @Test

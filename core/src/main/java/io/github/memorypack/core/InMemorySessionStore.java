@@ -49,6 +49,15 @@ public final class InMemorySessionStore implements SessionStore {
         Session session = find(sessionId);
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries); // no copy when already immutable, like List.of(entry)
+        if (batch.isEmpty()) { // stores nothing, creates no session: only a stored key's entries to give back
+            if (session == null || idempotencyKey == null) {
+                return List.of();
+            }
+            synchronized (session) {
+                List<Entry> earlier = session.deleted ? null : session.byKey.get(idempotencyKey);
+                return earlier == null ? List.of() : earlier;
+            }
+        }
         while (true) {
             if (session == null) {
                 session = sessions.computeIfAbsent(sessionId, id -> new Session());
@@ -195,8 +204,14 @@ public final class InMemorySessionStore implements SessionStore {
                 return;
             }
             List<Entry> dropped = session.entries.subList(0, drop);
+            long kept = first + drop;
             for (Entry e : dropped) {
-                e.idempotencyKey().ifPresent(session.byKey::remove);
+                // a key is the session's while any entry of its batch is kept: a retry gets the kept part
+                e.idempotencyKey().ifPresent(key -> session.byKey.computeIfPresent(key, (k, batch) -> {
+                    List<Entry> rest = batch.subList((int) Math.max(0, Math.min(batch.size(),
+                            kept - batch.get(0).index())), batch.size());
+                    return rest.isEmpty() ? null : List.copyOf(rest);
+                }));
             }
             dropped.clear();
             session.entries.trimToSize();

@@ -65,8 +65,8 @@ enum StoreKind {
     /** The table prefix of each JDBC store opened and not closed yet. */
     private static final Map<SessionStore, String> JDBC_PREFIXES = Collections.synchronizedMap(new IdentityHashMap<>());
 
-    /** The stores every LangChain4j path test runs on (the JDBC store runs the concurrent-request tests). */
-    static final List<StoreKind> PATHS = List.of(IN_MEMORY, FILE, REDIS, MEMORY_MD, LANGCHAIN4J_STORE);
+    /** The stores every LangChain4j path test runs on. */
+    static final List<StoreKind> PATHS = List.of(IN_MEMORY, FILE, REDIS, MEMORY_MD, LANGCHAIN4J_STORE, JDBC);
     /** The shared stores two requests on one session are tried on: in-process, file, Redis, JDBC. */
     static final List<StoreKind> SHARED = List.of(IN_MEMORY, FILE, REDIS, JDBC);
 

@@ -66,9 +66,11 @@ import javax.sql.DataSource;
  *       statement or the values bound to it: those stay in the cause). A transaction that failed is rolled back: nothing of it is
  *       visible. Serialization failures, deadlocks and races on creating a session row are retried
  *       (they roll back completely); a read whose connection was lost runs again on another
- *       (it changes nothing); nothing else is. When the connection breaks during the commit,
- *       the outcome is unknown to the client: retry an append with the same idempotency key to make
- *       it happen exactly once. The store keeps no connection of its own, so it works again as soon
+ *       (it changes nothing); nothing else is. When the connection breaks during the commit of an
+ *       append or a compare-and-set, the store asks the database in a new transaction, under the
+ *       session row's lock, whether it committed (the append's first entry id, the state's version
+ *       and text), and returns that outcome; only when that question fails too is the outcome
+ *       unknown: retry an append with the same idempotency key to make it happen exactly once. The store keeps no connection of its own, so it works again as soon
  *       as the data source hands out working connections (after a database restart, for example).</li>
  *   <li>Transactions run at READ COMMITTED: if the data source's connections default to another
  *       level, the store sets READ COMMITTED for its own transactions and restores the default.
@@ -223,24 +225,80 @@ public final class JdbcSessionStore implements SessionStore {
         SessionIds.checkIdempotencyKey(idempotencyKey);
         List<NewEntry> batch = List.copyOf(entries);
         if (batch.isEmpty()) {
-            return List.of();
+            return idempotencyKey == null ? List.of() : appendedWith(sessionId, idempotencyKey);
         }
         Instant now = now();
         Rows.Batch rows = new Rows.Batch(sessionId, batch, now, idempotencyKey);
-        return transactions.write("append", sessionId, c -> {
-            statements.purgeIfExpired(c, sessionId, now);
-            long first = statements.reserve(c, sessionId, batch.size(), now);
-            if (idempotencyKey == null) {
-                statements.insert(c, sql.insertEntry, rows, first, false);
-                return rows.entries(first);
+        try {
+            return transactions.write("append", sessionId, c -> {
+                statements.purgeIfExpired(c, sessionId, now);
+                long first = statements.reserve(c, sessionId, batch.size(), now);
+                if (idempotencyKey == null) {
+                    statements.insert(c, sql.insertEntry, rows, first, false);
+                    return rows.entries(first);
+                }
+                if (statements.insert(c, sql.insertEntryUnlessKeyStored, rows, first, true)) {
+                    return rows.entries(first);
+                }
+                // the key is stored: undo the reservation and return what the first append stored
+                c.rollback();
+                return statements.readByKey(c, sessionId, rows.storedKey());
+            });
+        } catch (StoreException e) {
+            if (!Transactions.connectionLost(e)) {
+                throw e;
             }
-            if (statements.insert(c, sql.insertEntryUnlessKeyStored, rows, first, true)) {
-                return rows.entries(first);
+            // the connection was lost, perhaps after the database committed: ask it which happened
+            Long first = settle(e, "append", sessionId, now,
+                    c -> statements.indexOfEntry(c, sessionId, rows.firstId()));
+            if (first == null) {
+                throw e; // it did not commit: nothing of it is visible
             }
-            // the key is stored: undo the reservation and return what the first append stored
-            c.rollback();
-            return statements.readByKey(c, sessionId, rows.storedKey());
+            return rows.entries(first);
+        }
+    }
+
+    /**
+     * What an empty append under {@code idempotencyKey} returns: the entries a live session holds under
+     * that key (the first append's), read without writing anything.
+     */
+    private List<Entry> appendedWith(String sessionId, String idempotencyKey) {
+        String storedKey = Rows.escapeKey(idempotencyKey);
+        Instant now = now();
+        return transactions.read("append", sessionId, c -> {
+            if (ttl != null) {
+                try (PreparedStatement ps = c.prepareStatement(sql.nextIndex)) {
+                    ps.setString(1, sessionId);
+                    Statements.setInstant(ps, 2, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            return List.of(); // unknown or expired: it holds no key
+                        }
+                    }
+                }
+            }
+            return statements.readByKey(c, sessionId, storedKey);
         });
+    }
+
+    /**
+     * After a write whose connection was lost: in a new transaction, takes the session row's lock (so
+     * the lost transaction, if it still runs, has ended), runs {@code check}, and rolls back. When the
+     * check itself fails, {@code failure} is thrown with that failure suppressed (the outcome stays unknown).
+     */
+    private <T> T settle(StoreException failure, String operation, String sessionId, Instant now,
+                         Transactions.Work<T> check) {
+        try {
+            return transactions.write(operation, sessionId, c -> {
+                statements.reserve(c, sessionId, 0, now);
+                T found = check.run(c);
+                c.rollback();
+                return found;
+            });
+        } catch (StoreException again) {
+            failure.addSuppressed(again);
+            throw failure;
+        }
     }
 
     @Override
@@ -330,7 +388,23 @@ public final class JdbcSessionStore implements SessionStore {
         String json = EntryCodec.encodeState(stored);
         String checksum = Rows.stateChecksum(sessionId, stored.version(), json);
         Instant now = now();
-        boolean done = transactions.write("compareAndSetState", sessionId, c -> {
+        boolean done;
+        try {
+            done = casOnce(sessionId, expectedVersion, stored, json, checksum, now);
+        } catch (StoreException e) {
+            if (!Transactions.connectionLost(e)
+                    || !settle(e, "compareAndSetState", sessionId, now,
+                            c -> statements.holdsState(c, sessionId, stored.version(), json))) {
+                throw e; // not lost, or it did not commit: the state is as it was
+            }
+            done = true; // the connection was lost after the database committed it
+        }
+        return done ? Optional.of(stored) : Optional.empty();
+    }
+
+    private boolean casOnce(String sessionId, long expectedVersion, SessionState stored, String json, String checksum,
+                            Instant now) {
+        return transactions.write("compareAndSetState", sessionId, c -> {
             statements.purgeIfExpired(c, sessionId, now);
             if (expectedVersion > 0) {
                 return Statements.update(c, sql.casUpdate, stored.version(), json, checksum, statements.expiry(now),
@@ -353,7 +427,6 @@ public final class JdbcSessionStore implements SessionStore {
             // a concurrent creator of the row makes this fail as a duplicate key: the transaction is retried
             return Statements.update(c, sql.casFirstInsert, sessionId, json, checksum, statements.expiry(now)) == 1;
         });
-        return done ? Optional.of(stored) : Optional.empty();
     }
 
     @Override

@@ -128,6 +128,11 @@ final class Rows {
             return storedKey;
         }
 
+        /** The id of the batch's first entry: random, so it tells whether this very batch was stored. */
+        String firstId() {
+            return ids[0];
+        }
+
         /** Binds entry {@code i} at {@code index} to parameters 1–9; returns the next parameter number. */
         int bind(PreparedStatement ps, int i, long index) throws SQLException {
             ps.setString(1, sessionId);

@@ -36,6 +36,8 @@ final class Sql {
     final String insertEntry;
     final String insertEntryUnlessKeyStored;
     final String selectByKey;
+    final String entryIndexById;     // settling a write whose commit was not acknowledged ...
+    final String stateForSettle;     // ... (the connection lost)
     final String deleteAllEntries;
     final String deleteEntriesBefore;
 
@@ -87,6 +89,8 @@ final class Sql {
                 + " AND k.entry_index < ?)";
         selectByKey = "SELECT " + ENTRY_COLUMNS + " FROM " + e
                 + " WHERE session_id = ? AND idempotency_key = ? ORDER BY entry_index";
+        entryIndexById = "SELECT entry_index FROM " + e + " WHERE session_id = ? AND entry_id = ?";
+        stateForSettle = "SELECT version, state FROM " + s + " WHERE session_id = ?";
         deleteAllEntries = "DELETE FROM " + e + " WHERE session_id = ?";
         deleteEntriesBefore = "DELETE FROM " + e + " WHERE session_id = ? AND entry_index < ?";
 

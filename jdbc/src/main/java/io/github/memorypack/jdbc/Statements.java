@@ -98,6 +98,34 @@ final class Statements {
         }
     }
 
+    /**
+     * Where the entry with {@code entryId} is stored, or null: whether an append whose commit was not
+     * acknowledged happened. Call it after {@link #reserve} (of 0 indices) took the session row's lock,
+     * which waits for that append's transaction to end if it still runs.
+     */
+    Long indexOfEntry(Connection c, String sessionId, String entryId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.entryIndexById)) {
+            ps.setString(1, sessionId);
+            ps.setObject(2, java.util.UUID.fromString(entryId));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : null;
+            }
+        }
+    }
+
+    /**
+     * Whether the session row holds {@code version} with exactly {@code json}: whether a compare-and-set
+     * whose commit was not acknowledged happened (after {@link #reserve} of 0 indices took the row's lock).
+     */
+    boolean holdsState(Connection c, String sessionId, long version, String json) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.stateForSettle)) {
+            ps.setString(1, sessionId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) == version && json.equals(rs.getString(2));
+            }
+        }
+    }
+
     List<Entry> readByKey(Connection c, String sessionId, String storedKey) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.selectByKey)) {
             ps.setString(1, sessionId);

@@ -57,7 +57,7 @@ final class Transactions {
      * (connection exception) or PostgreSQL's 57P01–57P03 (the server terminated it, is shutting down
      * or cannot connect now).
      */
-    static boolean connectionLost(SQLException e) {
+    static boolean connectionLost(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException) {
                 String state = ((SQLException) t).getSQLState();

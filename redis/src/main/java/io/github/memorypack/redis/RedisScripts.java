@@ -91,7 +91,8 @@ final class RedisScripts {
      * ARGV[4] caller idempotency key ('' = none), ARGV[5..] entry tails (a record without its
      * leading {@code {"index":N}). Returns {1, firstIndex} when stored; {2, firstIndex} when this
      * call's token shows it was already stored; {0, firstIndex, records} when the caller key was
-     * already used (the records stored then that a trim has kept).
+     * already used (the records stored then that a trim has kept), or, with no records, when the batch
+     * is empty (then nothing is written: an empty append records no key and creates no session).
      */
     static final LuaScript APPEND = new LuaScript(HELPERS + """
             local ttl = tonumber(ARGV[1])
@@ -105,14 +106,18 @@ final class RedisScripts {
                 local sep = string.find(batch, ':', 1, true)
                 local firstIndex = tonumber(string.sub(batch, 1, sep - 1))
                 local count = tonumber(string.sub(batch, sep + 1))
-                redis.call('HSET', KEYS[2], 'base', string.format('%d', b))
-                if count == 0 then return {0, string.format('%d', firstIndex), {}} end
-                -- a trim may have removed the head of the batch: return what is kept
-                local first = math.max(firstIndex, b)
-                return {0, string.format('%d', first),
-                  redis.call('LRANGE', KEYS[1], first - b, firstIndex + count - 1 - b)}
+                -- (a count of 0 is a key an empty append recorded in earlier builds: it stored nothing, so it holds nothing)
+                if count > 0 then
+                  redis.call('HSET', KEYS[2], 'base', string.format('%d', b))
+                  -- a trim may have removed the head of the batch: return what is kept
+                  local first = math.max(firstIndex, b)
+                  return {0, string.format('%d', first),
+                    redis.call('LRANGE', KEYS[1], first - b, firstIndex + count - 1 - b)}
+                end
               end
             end
+            -- an empty batch stores nothing, not even its key, and creates no session
+            if #ARGV < 5 then return {0, string.format('%d', b), {}} end
             local nextIndex = b + redis.call('LLEN', KEYS[1])
             local count = push(nextIndex, ARGV, 5)
             if key ~= '' then

@@ -407,6 +407,36 @@ public abstract class SessionStoreContract {
     }
 
     @Test
+    void should_store_nothing_and_return_the_kept_entries_when_a_key_is_retried_after_a_trim_cut_its_batch() {
+        store.append("s", entries("older"));
+        List<Entry> batch = store.append("s", entries("q", "a1", "a2"), "request-1");
+        store.trim("s", 2);
+
+        assertThat(store.append("s", entries("q"), "request-1")).as("the retry after the trim")
+                .isEqualTo(batch.subList(1, 3));
+        assertThat(restarted().append("s", entries("q"), "request-1")).as("the retry after a restart")
+                .isEqualTo(batch.subList(1, 3));
+        assertThat(store.read("s", 0, 10)).isEqualTo(batch.subList(1, 3));
+        assertThat(store.nextIndex("s")).isEqualTo(4);
+    }
+
+    @Test
+    void should_store_a_batch_under_a_key_when_the_key_was_used_before_only_by_an_empty_append() {
+        assertThat(store.append("s", List.of(), "request-1")).isEmpty();
+        assertThat(store.append("s", List.of())).isEmpty();
+        assertThat(store.sessions()).as("an empty append creates no session").isEmpty();
+
+        List<Entry> stored = store.append("s", entries("q"), "request-1");
+
+        assertThat(texts(stored)).containsExactly("q");
+        assertThat(restarted().read("s", 0, 10)).isEqualTo(stored);
+        assertThat(store.append("s", entries("q"), "request-1")).isEqualTo(stored);
+        assertThat(store.append("s", List.of(), "request-1")).as("an empty append under a stored key: the first entries")
+                .isEqualTo(stored);
+        assertThat(store.nextIndex("s")).isEqualTo(1);
+    }
+
+    @Test
     void should_forget_keys_when_session_is_replaced_or_deleted() {
         store.append("s", entries("a"), "k");
         store.replace("s", entries("r"));

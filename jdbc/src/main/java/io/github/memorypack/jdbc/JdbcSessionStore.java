@@ -249,8 +249,10 @@ public final class JdbcSessionStore implements SessionStore {
                 throw e;
             }
             // the connection was lost, perhaps after the database committed: ask it which happened
-            Long first = settle(e, "append", sessionId, now,
-                    c -> statements.indexOfEntry(c, sessionId, rows.firstId()));
+            Long first = transactions.settle(e, "append", sessionId, c -> {
+                statements.reserve(c, sessionId, 0, now); // the row's lock: the lost transaction has ended
+                return statements.indexOfEntry(c, sessionId, rows.firstId());
+            });
             if (first == null) {
                 throw e; // it did not commit: nothing of it is visible
             }
@@ -258,47 +260,10 @@ public final class JdbcSessionStore implements SessionStore {
         }
     }
 
-    /**
-     * What an empty append under {@code idempotencyKey} returns: the entries a live session holds under
-     * that key (the first append's), read without writing anything.
-     */
+    /** What an empty append under {@code idempotencyKey} returns: the entries stored under it ({@link Statements#storedUnder}). */
     private List<Entry> appendedWith(String sessionId, String idempotencyKey) {
-        String storedKey = Rows.escapeKey(idempotencyKey);
         Instant now = now();
-        return transactions.read("append", sessionId, c -> {
-            if (ttl != null) {
-                try (PreparedStatement ps = c.prepareStatement(sql.nextIndex)) {
-                    ps.setString(1, sessionId);
-                    Statements.setInstant(ps, 2, now);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            return List.of(); // unknown or expired: it holds no key
-                        }
-                    }
-                }
-            }
-            return statements.readByKey(c, sessionId, storedKey);
-        });
-    }
-
-    /**
-     * After a write whose connection was lost: in a new transaction, takes the session row's lock (so
-     * the lost transaction, if it still runs, has ended), runs {@code check}, and rolls back. When the
-     * check itself fails, {@code failure} is thrown with that failure suppressed (the outcome stays unknown).
-     */
-    private <T> T settle(StoreException failure, String operation, String sessionId, Instant now,
-                         Transactions.Work<T> check) {
-        try {
-            return transactions.write(operation, sessionId, c -> {
-                statements.reserve(c, sessionId, 0, now);
-                T found = check.run(c);
-                c.rollback();
-                return found;
-            });
-        } catch (StoreException again) {
-            failure.addSuppressed(again);
-            throw failure;
-        }
+        return transactions.read("append", sessionId, c -> statements.storedUnder(c, sessionId, Rows.escapeKey(idempotencyKey), now));
     }
 
     @Override
@@ -390,43 +355,19 @@ public final class JdbcSessionStore implements SessionStore {
         Instant now = now();
         boolean done;
         try {
-            done = casOnce(sessionId, expectedVersion, stored, json, checksum, now);
+            done = transactions.write("compareAndSetState", sessionId,
+                    c -> statements.compareAndSet(c, sessionId, expectedVersion, stored.version(), json, checksum, now));
         } catch (StoreException e) {
             if (!Transactions.connectionLost(e)
-                    || !settle(e, "compareAndSetState", sessionId, now,
-                            c -> statements.holdsState(c, sessionId, stored.version(), json))) {
+                    || !transactions.settle(e, "compareAndSetState", sessionId, c -> {
+                        statements.reserve(c, sessionId, 0, now); // the row's lock: the lost transaction has ended
+                        return statements.holdsState(c, sessionId, stored.version(), json);
+                    })) {
                 throw e; // not lost, or it did not commit: the state is as it was
             }
             done = true; // the connection was lost after the database committed it
         }
         return done ? Optional.of(stored) : Optional.empty();
-    }
-
-    private boolean casOnce(String sessionId, long expectedVersion, SessionState stored, String json, String checksum,
-                            Instant now) {
-        return transactions.write("compareAndSetState", sessionId, c -> {
-            statements.purgeIfExpired(c, sessionId, now);
-            if (expectedVersion > 0) {
-                return Statements.update(c, sql.casUpdate, stored.version(), json, checksum, statements.expiry(now),
-                        sessionId, expectedVersion) == 1;
-            }
-            if (dialect == Dialect.POSTGRESQL) {
-                return Statements.update(c, sql.casFirstUpsert, sessionId, json, checksum, statements.expiry(now)) == 1;
-            }
-            if (Statements.update(c, sql.casFirstUpdate, json, checksum, statements.expiry(now), sessionId) == 1) {
-                return true;
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.selectNextIndexForWrite)) {
-                ps.setString(1, sessionId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return false; // the row exists, at another version
-                    }
-                }
-            }
-            // a concurrent creator of the row makes this fail as a duplicate key: the transaction is retried
-            return Statements.update(c, sql.casFirstInsert, sessionId, json, checksum, statements.expiry(now)) == 1;
-        });
     }
 
     @Override

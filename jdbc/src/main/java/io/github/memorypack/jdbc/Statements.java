@@ -215,4 +215,51 @@ final class Statements {
     Instant expiry(Instant now) {
         return ttl == null ? null : now.plus(ttl);
     }
+
+    /**
+     * The compare-and-set of the session's state to {@code version} ({@code json}, {@code checksum}) when
+     * it is at {@code expectedVersion} (0: no state yet); false when it is at another version.
+     */
+    boolean compareAndSet(Connection c, String sessionId, long expectedVersion, long version, String json,
+                          String checksum, Instant now) throws SQLException {
+        purgeIfExpired(c, sessionId, now);
+        if (expectedVersion > 0) {
+            return update(c, sql.casUpdate, version, json, checksum, expiry(now), sessionId, expectedVersion) == 1;
+        }
+        if (dialect == Dialect.POSTGRESQL) {
+            return update(c, sql.casFirstUpsert, sessionId, json, checksum, expiry(now)) == 1;
+        }
+        if (update(c, sql.casFirstUpdate, json, checksum, expiry(now), sessionId) == 1) {
+            return true;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.selectNextIndexForWrite)) {
+            ps.setString(1, sessionId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return false; // the row exists, at another version
+                }
+            }
+        }
+        // a concurrent creator of the row makes this fail as a duplicate key: the transaction is retried
+        return update(c, sql.casFirstInsert, sessionId, json, checksum, expiry(now)) == 1;
+    }
+
+    /**
+     * The entries a live session holds under the stored key {@code storedKey} (the first append's), read
+     * without writing anything: what an empty append under that key returns.
+     */
+    List<Entry> storedUnder(Connection c, String sessionId, String storedKey, Instant now) throws SQLException {
+        if (ttl != null) {
+            try (PreparedStatement ps = c.prepareStatement(sql.nextIndex)) {
+                ps.setString(1, sessionId);
+                setInstant(ps, 2, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return List.of(); // unknown or expired: it holds no key
+                    }
+                }
+            }
+        }
+        return readByKey(c, sessionId, storedKey);
+    }
 }

@@ -87,6 +87,25 @@ final class Transactions {
         }
     }
 
+    /**
+     * After a write whose connection was lost: runs {@code check} in a new transaction (which first takes
+     * the session row's lock, so the lost transaction, if it still runs, has ended) and rolls it back.
+     * When the check itself fails, {@code failure} is thrown with that failure suppressed (the outcome
+     * stays unknown).
+     */
+    <T> T settle(StoreException failure, String operation, String sessionId, Work<T> check) {
+        try {
+            return write(operation, sessionId, c -> {
+                T found = check.run(c);
+                c.rollback();
+                return found;
+            });
+        } catch (StoreException again) {
+            failure.addSuppressed(again);
+            throw failure;
+        }
+    }
+
     private <T> T inTransaction(Connection c, Work<T> work) throws SQLException {
         int isolation = defaultIsolation;
         if (isolation == UNKNOWN_ISOLATION) {

@@ -57,14 +57,7 @@ class ConcurrentSendsEdgeTest extends ShopTestBase {
             throws Exception {
         // given: the model fails A's request; the listeners follow the requests
         open(kind);
-        AtomicBoolean down = new AtomicBoolean(true);
-        Shop.Brain brain = new Shop.Brain();
-        server.answerWith(request -> {
-            if (down.get() && request.lastLine().equals("user: " + TwoRequests.A)) {
-                throw new IllegalStateException("the model is down");
-            }
-            return brain.apply(request);
-        });
+        AtomicBoolean down = modelDownForA();
         Shop.Assistant assistant = Shop.assistant(server, Strategy.BUFFER.provider(store,
                 ConcurrentSends.queue(Duration.ofSeconds(5))), tools).registerListeners(RequestScope.aiServiceListeners())
                 .build();
@@ -95,14 +88,7 @@ class ConcurrentSendsEdgeTest extends ShopTestBase {
             throws Exception {
         // given: the model fails A's request, and no listeners tell the memory, so A's turn stays open
         open(kind);
-        AtomicBoolean down = new AtomicBoolean(true);
-        Shop.Brain brain = new Shop.Brain();
-        server.answerWith(request -> {
-            if (down.get() && request.lastLine().equals("user: " + TwoRequests.A)) {
-                throw new IllegalStateException("the model is down");
-            }
-            return brain.apply(request);
-        });
+        AtomicBoolean down = modelDownForA();
         ChatMemoryProvider provider = Strategy.BUFFER.provider(store, ConcurrentSends.refuse());
         Shop.Assistant assistant = Shop.assistant(server, provider, tools).build();
         FutureTask<String> a = new FutureTask<>(() -> assistant.chat(SESSION, TwoRequests.A));
@@ -153,5 +139,18 @@ class ConcurrentSendsEdgeTest extends ShopTestBase {
                 .cause().isInstanceOf(SessionBusyException.class);
         assertThat(a.get(10, TimeUnit.SECONDS)).startsWith("Answer ");
         assertThat(log()).noneMatch(e -> PathAssertions.describe(e.message()).contains(TwoRequests.B));
+    }
+
+    /** The server fails A's model calls while the flag it returns is set (set at first); else the shop answers. */
+    private AtomicBoolean modelDownForA() {
+        AtomicBoolean down = new AtomicBoolean(true);
+        Shop.Brain brain = new Shop.Brain();
+        server.answerWith(request -> {
+            if (down.get() && request.lastLine().equals("user: " + TwoRequests.A)) {
+                throw new IllegalStateException("the model is down");
+            }
+            return brain.apply(request);
+        });
+        return down;
     }
 }

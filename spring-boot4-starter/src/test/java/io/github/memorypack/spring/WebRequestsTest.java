@@ -2,21 +2,10 @@ package io.github.memorypack.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.data.message.UserMessage;
-import io.github.memorypack.core.Conversations;
-import io.github.memorypack.core.Entry;
-import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.spring.readme.ChatApplication;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,16 +52,13 @@ class WebRequestsTest {
     }
 
     private static OpenAiTestServer openAi;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     Path folder;
 
     @BeforeAll
     static void startModel() throws IOException {
-        // Tomcat would set the JVM's one URLStreamHandlerFactory from this class loader, and then the Tomcat of
-        // ReadmeApplicationsTest's application, on a class loader of its own in this JVM, fails to start
-        org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+        WebApps.letOtherTomcatsStart();
         openAi = new OpenAiTestServer();
         // "FAIL…" answers HTTP 500; "SLOW…" takes a while (so requests overlap); every answer names its question
         openAi.answerWith(request -> {
@@ -104,27 +90,8 @@ class WebRequestsTest {
                 "--memory-pack.strategy=window", "--memory-pack.window.max-messages=40");
     }
 
-    private static HttpResponse<String> ask(ConfigurableApplicationContext app, String user, String question)
-            throws IOException, InterruptedException {
-        String port = app.getEnvironment().getProperty("local.server.port");
-        URI uri = URI.create("http://127.0.0.1:" + port + "/chat?user=" + URLEncoder.encode(user, StandardCharsets.UTF_8)
-                + "&q=" + URLEncoder.encode(question, StandardCharsets.UTF_8));
-        return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** The messages of the session's current conversation, as "user: …" / "ai: …" lines. */
-    private static List<String> conversation(ConfigurableApplicationContext app, String user) {
-        List<String> lines = new ArrayList<>();
-        for (Entry entry : Conversations.current(app.getBean(SessionStore.class), user)) {
-            ChatMessage message = entry.message();
-            if (message instanceof UserMessage u) {
-                lines.add("user: " + u.singleText());
-            } else if (message instanceof AiMessage a) {
-                lines.add("ai: " + a.text());
-            }
-        }
-        return lines;
+    private static HttpResponse<String> ask(ConfigurableApplicationContext app, String user, String question) {
+        return WebApps.get(app, "/chat", user, question);
     }
 
     @Test
@@ -145,7 +112,7 @@ class WebRequestsTest {
             assertThat(next.statusCode()).as("status, body %s", next.body()).isEqualTo(200);
             assertThat(next.body()).isEqualTo("answer to Are you there?");
             assertThat(took).isLessThan(Duration.ofSeconds(5));
-            assertThat(conversation(app, "bob")).startsWith("user: Hi, I'm Bob.", "ai: answer to Hi, I'm Bob.")
+            assertThat(WebApps.conversation(app, "bob")).startsWith("user: Hi, I'm Bob.", "ai: answer to Hi, I'm Bob.")
                     .endsWith("user: Are you there?", "ai: answer to Are you there?");
         }
     }
@@ -160,13 +127,7 @@ class WebRequestsTest {
             List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
             for (int i = 0; i < requests; i++) {
                 String question = "SLOW question " + i;
-                sent.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return ask(app, "carol", question);
-                    } catch (IOException | InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, clients));
+                sent.add(CompletableFuture.supplyAsync(() -> ask(app, "carol", question), clients));
             }
 
             // then: each is answered with the answer to its own question
@@ -176,7 +137,7 @@ class WebRequestsTest {
                 assertThat(response.body()).isEqualTo("answer to SLOW question " + i);
             }
             // the log has every question and answer once, each answer right after its question
-            List<String> lines = conversation(app, "carol");
+            List<String> lines = WebApps.conversation(app, "carol");
             assertThat(lines).hasSize(2 * requests);
             for (int i = 0; i < lines.size(); i += 2) {
                 assertThat(lines.get(i)).startsWith("user: SLOW question ");

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.langchain4j.agent.tool.P;
 import dev.langchain4j.agent.tool.Tool;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
-import dev.langchain4j.data.message.AiMessage;
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.memory.chat.ChatMemoryProvider;
 import dev.langchain4j.model.chat.ChatModel;
@@ -17,18 +14,10 @@ import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.MemoryId;
 import dev.langchain4j.service.TokenStream;
-import io.github.memorypack.core.Conversations;
-import io.github.memorypack.core.Entry;
 import io.github.memorypack.core.RequestScope;
-import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.testkit.OpenAiTestServer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -137,16 +126,13 @@ class WebStreamingTest {
     }
 
     private static OpenAiTestServer openAi;
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @TempDir
     Path folder;
 
     @BeforeAll
     static void startModel() throws IOException {
-        // Tomcat would set the JVM's one URLStreamHandlerFactory from this class loader, and then the Tomcat of
-        // ReadmeApplicationsTest's application, on a class loader of its own in this JVM, fails to start
-        org.apache.catalina.webresources.TomcatURLStreamHandlerFactory.disable();
+        WebApps.letOtherTomcatsStart();
         openAi = new OpenAiTestServer();
         // "FAIL…" answers HTTP 500, "SLOW…" takes a while, "TOOL <city>" calls the tool; answers name their question
         openAi.answerWith(request -> {
@@ -198,21 +184,6 @@ class WebStreamingTest {
                 "--memory-pack.strategy=window", "--memory-pack.window.max-messages=60");
     }
 
-    private static HttpResponse<String> get(ConfigurableApplicationContext app, String path, String user, String question) {
-        String port = app.getEnvironment().getProperty("local.server.port");
-        URI uri = URI.create("http://127.0.0.1:" + port + path + "?user=" + URLEncoder.encode(user, StandardCharsets.UTF_8)
-                + "&q=" + URLEncoder.encode(question, StandardCharsets.UTF_8));
-        try {
-            return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** The text a server-sent-events body carries (its data lines, joined). */
     private static String streamed(String body) {
         StringBuilder text = new StringBuilder();
@@ -222,23 +193,6 @@ class WebStreamingTest {
             }
         }
         return text.toString();
-    }
-
-    /** The session's current conversation, one line per message. */
-    private static List<String> conversation(ConfigurableApplicationContext app, String user) {
-        List<String> lines = new ArrayList<>();
-        for (Entry entry : Conversations.current(app.getBean(SessionStore.class), user)) {
-            ChatMessage message = entry.message();
-            if (message instanceof UserMessage u) {
-                lines.add("user: " + u.singleText());
-            } else if (message instanceof AiMessage a) {
-                lines.add(a.hasToolExecutionRequests() ? "ai: calls " + a.toolExecutionRequests().get(0).arguments()
-                        : "ai: " + a.text());
-            } else if (message instanceof ToolExecutionResultMessage t) {
-                lines.add("tool: " + t.text());
-            }
-        }
-        return lines;
     }
 
     @Test
@@ -253,7 +207,7 @@ class WebStreamingTest {
             for (int i = 0; i < paths.size(); i++) {
                 String path = paths.get(i);
                 String question = questions.get(i);
-                sent.add(CompletableFuture.supplyAsync(() -> get(app, path, "erin", question), clients));
+                sent.add(CompletableFuture.supplyAsync(() -> WebApps.get(app, path, "erin", question), clients));
             }
 
             // then: each response is the answer to its own question
@@ -268,7 +222,7 @@ class WebStreamingTest {
                 assertThat(answer).as("%s %s", paths.get(i), questions.get(i)).isEqualTo(expected);
             }
             // the log holds every question once, each followed by its own turn's messages
-            List<String> lines = conversation(app, "erin");
+            List<String> lines = WebApps.conversation(app, "erin");
             List<String> asked = new ArrayList<>();
             for (int i = 0; i < lines.size(); i++) {
                 if (!lines.get(i).startsWith("user: ")) {
@@ -297,20 +251,20 @@ class WebStreamingTest {
     void should_answer_the_next_request_at_once_when_a_streamed_request_of_the_conversation_failed() throws Exception {
         try (ConfigurableApplicationContext app = start()) {
             // given: a conversation whose streamed request failed (the model answered HTTP 500)
-            assertThat(get(app, "/chat", "finn", "Hi, I'm Finn.").statusCode()).isEqualTo(200);
-            get(app, "/stream", "finn", "FAIL please");
+            assertThat(WebApps.get(app, "/chat", "finn", "Hi, I'm Finn.").statusCode()).isEqualTo(200);
+            WebApps.get(app, "/stream", "finn", "FAIL please");
 
             // when: its next request comes, streamed and then blocking
             long start = System.nanoTime();
-            HttpResponse<String> streamedNext = get(app, "/stream", "finn", "Still there?");
-            HttpResponse<String> blockingNext = get(app, "/chat", "finn", "And now?");
+            HttpResponse<String> streamedNext = WebApps.get(app, "/stream", "finn", "Still there?");
+            HttpResponse<String> blockingNext = WebApps.get(app, "/chat", "finn", "And now?");
             Duration took = Duration.ofNanos(System.nanoTime() - start);
 
             // then: both are answered at once
             assertThat(streamed(streamedNext.body())).isEqualTo("answer to Still there?");
             assertThat(blockingNext.body()).isEqualTo("answer to And now?");
             assertThat(took).isLessThan(Duration.ofSeconds(5));
-            assertThat(conversation(app, "finn")).endsWith("user: Still there?", "ai: answer to Still there?",
+            assertThat(WebApps.conversation(app, "finn")).endsWith("user: Still there?", "ai: answer to Still there?",
                     "user: And now?", "ai: answer to And now?");
         }
     }

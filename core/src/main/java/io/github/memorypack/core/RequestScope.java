@@ -1,6 +1,10 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.UserMessage;
+import java.util.ServiceLoader;
+import dev.langchain4j.spi.observability.AiServiceListenerRegistrarFactory;
+import dev.langchain4j.observability.api.DefaultAiServiceListenerRegistrar;
+import dev.langchain4j.observability.api.AiServiceListenerRegistrar;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.observability.api.event.AiServiceCompletedEvent;
 import dev.langchain4j.observability.api.event.AiServiceErrorEvent;
@@ -397,6 +401,100 @@ public final class RequestScope {
         Scopes scopes = SCOPES.get();
         if (scopes.current != scope) {
             scopes.bound = scope;
+        }
+    }
+
+    /**
+     * Registers {@link #aiServiceListeners()} on every {@code AiServices} built while Memory Pack
+     * is on the class path, so the memories tell its requests apart (a failed call ends its turn at once,
+     * a stream's callbacks belong to their request) without a line in the application. LangChain4j loads
+     * this class itself, through {@code ServiceLoader}, once per {@code AiServices} builder; applications
+     * never call it.
+     *
+     * <ul>
+     *   <li>Another library's {@code AiServiceListenerRegistrarFactory} on the class path keeps working:
+     *       its registrar is used, with Memory Pack's listeners added. When LangChain4j finds that factory
+     *       before this one, this one is not used; then register the listeners yourself
+     *       ({@code .registerListeners(aiServiceListeners())}).</li>
+     *   <li>Registering the listeners yourself as well is harmless: a second registration of them is
+     *       ignored, so each event reaches them once.</li>
+     *   <li>The system property {@value #PROPERTY}{@code =false} turns it off (LangChain4j's own registrar,
+     *       or the other factory's, without Memory Pack's listeners).</li>
+     * </ul>
+     *
+     * <p>{@link Experimental}: it rests on LangChain4j's {@code AiServiceListener} API, which LangChain4j
+     * marks experimental.
+     */
+    @Experimental
+    public static final class ListenersFactory implements AiServiceListenerRegistrarFactory {
+
+        /** The system property that turns the automatic registration off when {@code false}. */
+        public static final String PROPERTY = "memorypack.aiServiceListeners";
+
+        /** For {@code ServiceLoader}. */
+        public ListenersFactory() {
+        }
+
+        @Override
+        public AiServiceListenerRegistrar get() {
+            AiServiceListenerRegistrar registrar = other();
+            if ("false".equalsIgnoreCase(System.getProperty(PROPERTY))) {
+                return registrar;
+            }
+            Registrar ours = new Registrar(registrar);
+            registrar.register(aiServiceListeners());
+            return ours;
+        }
+
+        /** The registrar of the first other factory on the class path, else LangChain4j's own. */
+        private static AiServiceListenerRegistrar other() {
+            for (AiServiceListenerRegistrarFactory factory : ServiceLoader.load(AiServiceListenerRegistrarFactory.class)) {
+                if (!(factory instanceof ListenersFactory)) {
+                    return factory.get();
+                }
+            }
+            return new DefaultAiServiceListenerRegistrar();
+        }
+
+        /** A registrar that has Memory Pack's listeners already and ignores them when they are registered again. */
+        private static final class Registrar implements AiServiceListenerRegistrar {
+
+            private final AiServiceListenerRegistrar delegate;
+
+            Registrar(AiServiceListenerRegistrar delegate) {
+                this.delegate = delegate;
+            }
+
+            @Override
+            public <T extends AiServiceEvent> void register(AiServiceListener<T> listener) {
+                if (!ours(listener)) {
+                    delegate.register(listener);
+                }
+            }
+
+            @Override
+            public <T extends AiServiceEvent> void unregister(AiServiceListener<T> listener) {
+                delegate.unregister(listener);
+            }
+
+            @Override
+            public <T extends AiServiceEvent> void fireEvent(T event) {
+                delegate.fireEvent(event);
+            }
+
+            @Override
+            public void shouldThrowExceptionOnEventError(boolean shouldThrow) {
+                delegate.shouldThrowExceptionOnEventError(shouldThrow);
+            }
+
+            private static boolean ours(AiServiceListener<?> listener) {
+                for (AiServiceListener<?> registered : aiServiceListeners()) {
+                    if (registered == listener) {
+                        return true;
+                    }
+                }
+                return false;
+            }
         }
     }
 }

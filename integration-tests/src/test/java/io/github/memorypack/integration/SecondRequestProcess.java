@@ -22,6 +22,8 @@ public final class SecondRequestProcess {
     }
 
     public static void main(String[] args) {
+        // as in the test's JVM (see the module's pom): B registers no listeners
+        System.setProperty(io.github.memorypack.core.RequestScope.ListenersFactory.PROPERTY, "false");
         FileSessionStore store = FileSessionStore.of(Path.of(args[0]));
         OpenAiChatModel model = OpenAiChatModel.builder().baseUrl(args[1]).apiKey("test-key").modelName("gpt-4o-mini")
                 .maxRetries(0).build();

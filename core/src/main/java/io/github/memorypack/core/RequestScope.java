@@ -1,11 +1,9 @@
 package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.UserMessage;
-import java.util.ServiceLoader;
-import dev.langchain4j.spi.observability.AiServiceListenerRegistrarFactory;
-import dev.langchain4j.observability.api.DefaultAiServiceListenerRegistrar;
-import dev.langchain4j.observability.api.AiServiceListenerRegistrar;
 import dev.langchain4j.invocation.InvocationContext;
+import dev.langchain4j.observability.api.AiServiceListenerRegistrar;
+import dev.langchain4j.observability.api.DefaultAiServiceListenerRegistrar;
 import dev.langchain4j.observability.api.event.AiServiceCompletedEvent;
 import dev.langchain4j.observability.api.event.AiServiceErrorEvent;
 import dev.langchain4j.observability.api.event.AiServiceEvent;
@@ -14,10 +12,12 @@ import dev.langchain4j.observability.api.event.AiServiceResponseReceivedEvent;
 import dev.langchain4j.observability.api.event.AiServiceStartedEvent;
 import dev.langchain4j.observability.api.event.ToolExecutedEvent;
 import dev.langchain4j.observability.api.listener.AiServiceListener;
+import dev.langchain4j.spi.observability.AiServiceListenerRegistrarFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;

@@ -92,17 +92,24 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     public static final Duration DEFAULT_RETRY_DURATION = Duration.ofSeconds(10);
     /** How long a write token is kept when no deduplication window is set. */
     public static final Duration DEFAULT_DEDUPLICATION_WINDOW = Duration.ofMinutes(5);
+    /** How long a store instance's process key lives without a refresh ({@link #processId()}). */
+    static final Duration DEFAULT_PROCESS_TIME_TO_LIVE = Duration.ofSeconds(60);
 
     private final UnifiedJedis jedis;
     private final boolean ownsClient;
     private final Duration ttl;
     private final RedisOperations operations;
+    private final RedisProcesses processes;
 
     private RedisSessionStore(UnifiedJedis jedis, boolean ownsClient, Builder b) {
         this.jedis = jedis;
         this.ownsClient = ownsClient;
         this.ttl = b.ttl;
         this.operations = new RedisOperations(jedis, b);
+        this.processes = new RedisProcesses(this,
+                new RedisCalls(jedis, b.retryAttempts, b.retryDuration, b.replicas,
+                        b.replicaTimeout == null ? 0 : b.replicaTimeout.toMillis()),
+                new RedisCalls(jedis, 1, Duration.ZERO, 0, 0), b.keyPrefix, b.processTimeToLive);
     }
 
     /**
@@ -178,6 +185,33 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     }
 
     /**
+     * {@inheritDoc}
+     *
+     * <p>Here: a random id per store instance, made on the first call, whose key
+     * {@code <prefix>process:<id>} lives 60 s and is refreshed every 15 s by a daemon thread of this
+     * instance while it is open and reachable ({@link #close()} stops it; the key then expires). Should the
+     * key expire all the same (this process paused, or could not reach Redis, for longer than that), the
+     * other processes count this id as ended, and it stays so: the store never brings the key back, it
+     * takes a new id for the turns started from then on and logs a warning. Null after {@link #close()},
+     * and while the key cannot be created (Redis out of reach): such turns end by the open-turn timeout.
+     */
+    @Override
+    public String processId() {
+        return processes.id();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: the process's key is gone (the store then remembers it as ended); false for an id no store
+     * makes and when Redis cannot be asked (one attempt, no retries).
+     */
+    @Override
+    public boolean processEnded(String processId) {
+        return processes.ended(processId);
+    }
+
+    /**
      * The kind of server (standalone or cluster), the key prefix and the TTL; never an address or a
      * credential.
      *
@@ -189,9 +223,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 + operations.keyPrefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
     }
 
-    /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
+    /**
+     * Stops refreshing this instance's process key ({@link #processId()}), and closes the Jedis client if
+     * the builder created it; a client passed to the builder is left open.
+     */
     @Override
     public void close() {
+        processes.close();
         if (ownsClient) {
             jedis.close();
         }
@@ -256,6 +294,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         Duration replicaTimeout;
         Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
         boolean writeTokens = true;
+        Duration processTimeToLive = DEFAULT_PROCESS_TIME_TO_LIVE;
 
         private Builder() {
         }
@@ -569,6 +608,24 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          */
         Builder writeTokens(boolean on) {
             this.writeTokens = on;
+            return this;
+        }
+
+        /**
+         * How long the key that marks this store instance alive ({@link #processId()}) lives without a
+         * refresh; default {@link #DEFAULT_PROCESS_TIME_TO_LIVE}. The store refreshes it every quarter of
+         * this; a process that stopped (killed, crashed) counts as ended this long after its last refresh.
+         * Package-private: tests shorten it.
+         *
+         * @param ttl at least one second
+         * @return this builder
+         * @throws IllegalArgumentException if shorter than one second
+         */
+        Builder processTimeToLive(Duration ttl) {
+            if (ttl == null || ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("processTimeToLive must be at least 1 s, was " + ttl);
+            }
+            this.processTimeToLive = ttl;
             return this;
         }
 

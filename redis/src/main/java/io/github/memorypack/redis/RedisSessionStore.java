@@ -67,6 +67,10 @@ import redis.clients.jedis.UnifiedJedis;
  *   <li>Any other Redis failure (an error reply such as {@code WRONGTYPE} or {@code NOAUTH}) throws
  *       {@link StoreException} at once, with the cause chained; a write that failed so changed
  *       nothing. The store works again once Redis is back.</li>
+ *   <li>{@link #processId()} / {@link #processEnded}: a store instance that starts turns keeps a key
+ *       {@code <prefix>process:<id>} alive with a TTL, so that another process knows at once (60 s after
+ *       the last refresh) that a process which was killed mid-request has ended, and its open turn holds
+ *       up nothing.</li>
  *   <li>When built, the store warns (SLF4J, once per server) if a server says it keeps no
  *       append-only file.</li>
  * </ul>

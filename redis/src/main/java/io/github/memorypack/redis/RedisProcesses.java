@@ -34,6 +34,8 @@ final class RedisProcesses {
 
     /** What follows the prefix in a process key. */
     static final String PART = "process:";
+    /** How long a process key lives without a refresh, unless a test says otherwise. */
+    static final Duration DEFAULT_TIME_TO_LIVE = Duration.ofSeconds(60);
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStore.class);
     private static final SecureRandom RANDOM = new SecureRandom();

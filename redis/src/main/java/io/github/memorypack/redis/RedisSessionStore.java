@@ -96,8 +96,6 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     public static final Duration DEFAULT_RETRY_DURATION = Duration.ofSeconds(10);
     /** How long a write token is kept when no deduplication window is set. */
     public static final Duration DEFAULT_DEDUPLICATION_WINDOW = Duration.ofMinutes(5);
-    /** How long a store instance's process key lives without a refresh ({@link #processId()}). */
-    static final Duration DEFAULT_PROCESS_TIME_TO_LIVE = Duration.ofSeconds(60);
 
     private final UnifiedJedis jedis;
     private final boolean ownsClient;
@@ -189,27 +187,17 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Here: a random id per store instance, made on the first call, whose key
-     * {@code <prefix>process:<id>} lives 60 s and is refreshed every 15 s by a daemon thread of this
-     * instance while it is open and reachable ({@link #close()} stops it; the key then expires). Should the
-     * key expire all the same (this process paused, or could not reach Redis, for longer than that), the
-     * other processes count this id as ended, and it stays so: the store never brings the key back, it
-     * takes a new id for the turns started from then on and logs a warning. Null after {@link #close()},
-     * and while the key cannot be created (Redis out of reach): such turns end by the open-turn timeout.
+     * {@inheritDoc} <p>Here: a random id per store instance whose key {@code <prefix>process:<id>} (60 s TTL)
+     * a daemon thread refreshes every 15 s while the store is open and reachable. Should it expire all the
+     * same (a pause or an outage over 60 s), the id has ended for good: the store takes a new one for later
+     * turns and warns. Null after {@link #close()}, and while the key cannot be created.
      */
     @Override
     public String processId() {
         return processes.id();
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Here: the process's key is gone (the store then remembers it as ended); false for an id no store
-     * makes and when Redis cannot be asked (one attempt, no retries).
-     */
+    /** {@inheritDoc} <p>Here: its key is gone; false for an id no store makes and when Redis cannot be asked. */
     @Override
     public boolean processEnded(String processId) {
         return processes.ended(processId);
@@ -298,7 +286,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         Duration replicaTimeout;
         Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
         boolean writeTokens = true;
-        Duration processTimeToLive = DEFAULT_PROCESS_TIME_TO_LIVE;
+        Duration processTimeToLive = RedisProcesses.DEFAULT_TIME_TO_LIVE;
 
         private Builder() {
         }
@@ -483,11 +471,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if not positive
          */
         public Builder jedisClusterMaxTotalRetriesDuration(Duration duration) {
-            if (duration == null || duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException("jedisClusterMaxTotalRetriesDuration must be positive, was "
-                        + duration);
-            }
-            this.jedisClusterMaxTotalRetriesDuration = duration;
+            this.jedisClusterMaxTotalRetriesDuration = RedisConnections.atLeast("jedisClusterMaxTotalRetriesDuration",
+                    duration, Duration.ofNanos(1), "positive");
             return this;
         }
 
@@ -551,10 +536,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if negative
          */
         public Builder retryDuration(Duration duration) {
-            if (duration == null || duration.isNegative()) {
-                throw new IllegalArgumentException("retryDuration must be zero or positive, was " + duration);
-            }
-            this.retryDuration = duration;
+            this.retryDuration = RedisConnections.atLeast("retryDuration", duration, Duration.ZERO, "zero or positive");
             return this;
         }
 
@@ -597,10 +579,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if shorter than one second
          */
         public Builder deduplicationWindow(Duration window) {
-            if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("deduplicationWindow must be at least 1 s, was " + window);
-            }
-            this.deduplicationWindow = window;
+            this.deduplicationWindow = RedisConnections.atLeast("deduplicationWindow", window, Duration.ofSeconds(1),
+                    "at least 1 s");
             return this;
         }
 
@@ -615,21 +595,10 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
             return this;
         }
 
-        /**
-         * How long the key that marks this store instance alive ({@link #processId()}) lives without a
-         * refresh; default {@link #DEFAULT_PROCESS_TIME_TO_LIVE}. The store refreshes it every quarter of
-         * this; a process that stopped (killed, crashed) counts as ended this long after its last refresh.
-         * Package-private: tests shorten it.
-         *
-         * @param ttl at least one second
-         * @return this builder
-         * @throws IllegalArgumentException if shorter than one second
-         */
+        /** How long a process key lives without a refresh (every quarter of it); tests shorten it. At least 1 s. */
         Builder processTimeToLive(Duration ttl) {
-            if (ttl == null || ttl.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("processTimeToLive must be at least 1 s, was " + ttl);
-            }
-            this.processTimeToLive = ttl;
+            this.processTimeToLive = RedisConnections.atLeast("processTimeToLive", ttl, Duration.ofSeconds(1),
+                    "at least 1 s");
             return this;
         }
 

@@ -8,8 +8,12 @@ import io.github.memorypack.core.NewEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
@@ -53,9 +57,19 @@ class RedisProcessesTest {
         }
     }
 
-    private static long refreshers() {
+    private static Set<Thread> refreshers() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("memory-pack-redis-process") && t.isAlive()).count();
+                .filter(t -> t.getName().startsWith("memory-pack-redis-process") && t.isAlive()).collect(Collectors.toSet());
+    }
+
+    /** The refresher thread that {@code start} starts (it asks a store for its id). */
+    private static Thread refresherStartedBy(Runnable start) {
+        Set<Thread> before = refreshers();
+        start.run();
+        Set<Thread> started = new HashSet<>(refreshers());
+        started.removeAll(before);
+        assertThat(started).hasSize(1);
+        return started.iterator().next();
     }
 
     @Test
@@ -113,44 +127,46 @@ class RedisProcessesTest {
     @Test
     void should_stop_keeping_the_key_alive_when_closed() throws InterruptedException {
         // given
-        long before = refreshers();
         RedisSessionStore store = store();
         RedisSessionStore other = store();
-        String id = store.processId();
-        assertThat(refreshers()).isEqualTo(before + 1);
+        String[] id = new String[1];
+        Thread refresher = refresherStartedBy(() -> id[0] = store.processId());
 
         // when
         store.close();
 
         // then: the refresher has stopped, the key expires, and the closed store starts no turn under an id
-        await(() -> refreshers() == before, Duration.ofSeconds(5));
+        refresher.join(5_000);
+        assertThat(refresher.isAlive()).isFalse();
         assertThat(store.processId()).isNull();
-        await(() -> other.processEnded(id), TTL.multipliedBy(3));
-        assertThat(client.exists(key(id))).isFalse();
+        await(() -> other.processEnded(id[0]), TTL.multipliedBy(3));
+        assertThat(client.exists(key(id[0]))).isFalse();
     }
 
     @Test
     void should_stop_the_refresher_of_a_store_the_application_dropped() throws InterruptedException {
-        // given: a store that was asked for its id, then dropped without close()
-        long before = refreshers();
-        String id = idOfDroppedStore();
-        assertThat(refreshers()).isEqualTo(before + 1);
+        // given: a store that was asked for its id, with its refresher thread
+        RedisSessionStore other = store();
+        assertThat(other.processId()).isNotNull();
+        AtomicReference<RedisSessionStore> held = new AtomicReference<>(RedisSessionStore.builder().client(client)
+                .keyPrefix(prefix).processTimeToLive(TTL).build());
+        String[] id = new String[1];
+        Thread refresher = refresherStartedBy(() -> id[0] = held.get().processId());
 
-        // when / then: once collected, nothing keeps its key alive
+        // when: the application drops it without close()
+        held.set(null);
+
+        // then: once collected, nothing keeps its key alive, and its thread has ended
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (refreshers() > before && System.nanoTime() < deadline) {
+        while (!other.processEnded(id[0])) {
+            assertThat(System.nanoTime()).as("the dropped store's key expired").isLessThan(deadline);
             System.gc();
             Thread.sleep(50);
         }
-        assertThat(refreshers()).isEqualTo(before);
-        RedisSessionStore other = store();
-        await(() -> other.processEnded(id), TTL.multipliedBy(3));
-    }
-
-    private String idOfDroppedStore() {
-        RedisSessionStore dropped = RedisSessionStore.builder().client(client).keyPrefix(prefix)
-                .processTimeToLive(TTL).build();
-        return dropped.processId();
+        refresher.join(5_000);
+        assertThat(refresher.isAlive()).isFalse();
+        assertThat(client.exists(key(id[0]))).isFalse();
+        assertThat(other.processEnded(other.processId())).isFalse();
     }
 
     @Test

@@ -116,6 +116,7 @@ final class RedisProcesses {
         private long attemptedNanos;
         private boolean attempted;
         private boolean closed;
+        private boolean warned;
         private ScheduledThreadPoolExecutor refresher;
 
         Marks(RedisCalls calls, RedisCalls probe, String prefix, Duration ttl) {
@@ -264,8 +265,14 @@ final class RedisProcesses {
                     }
                     // taken (or our own first attempt's reply was lost): another id
                 } catch (RuntimeException e) {
-                    LOG.debug("no Redis process key under {}: turns it starts end by the open-turn timeout only ({})",
-                            prefix, e.toString());
+                    if (!warned) {
+                        warned = true; // once per store: an outage may last, and every turn would say it again
+                        LOG.warn("could not create a Redis process key under {} (tried again later): until then the"
+                                + " turns this store starts end by the open-turn timeout only if its process dies: {}",
+                                prefix, e.getMessage());
+                    } else {
+                        LOG.debug("no Redis process key under {}: {}", prefix, e.toString());
+                    }
                     return null;
                 }
             }

@@ -16,7 +16,9 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.JedisPooled;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * How a Redis store tells whether the process (store instance) that started an open turn has ended:
@@ -203,6 +205,34 @@ class RedisProcessesTest {
         // then
         assertThat(store.sessions()).isEmpty();
         assertThat(client.exists(key(id))).isTrue();
+    }
+
+    @Test
+    void should_mark_the_process_on_a_cluster_with_replicas_acknowledging_the_key() throws InterruptedException {
+        // given: a cluster store that waits for a replica after every write, under a prefix with a hash tag
+        String tagged = "mp-test:{" + java.util.UUID.randomUUID() + "}:";
+        try (JedisCluster cluster = TestRedis.clusterClient();
+             RedisSessionStore store = RedisSessionStore.builder().client(cluster).keyPrefix(tagged)
+                     .waitForReplicas(1, Duration.ofSeconds(2)).processTimeToLive(TTL).build();
+             RedisSessionStore other = RedisSessionStore.builder().client(cluster).keyPrefix(tagged)
+                     .processTimeToLive(TTL).build()) {
+            store.append("s", List.of(NewEntry.of(UserMessage.from("q"))));
+
+            // when
+            String id = store.processId();
+
+            // then: its key is on the prefix's slot, kept alive, no session
+            assertThat(id).matches("[0-9a-f]{16}");
+            String key = tagged + "process:" + id;
+            assertThat(JedisClusterCRC16.getSlot(key)).isEqualTo(JedisClusterCRC16.getSlot(tagged + "{s}:meta"));
+            Thread.sleep(TTL.toMillis() * 2);
+            assertThat(cluster.exists(key)).isTrue();
+            assertThat(other.processEnded(id)).isFalse();
+            assertThat(other.sessions()).containsExactly("s");
+            cluster.del(key);
+            assertThat(other.processEnded(id)).isTrue();
+            store.delete("s");
+        }
     }
 
     @Test

@@ -8,8 +8,6 @@ import io.github.memorypack.core.SessionIds;
 import io.github.memorypack.core.SessionState;
 import io.github.memorypack.core.SessionStore;
 import io.github.memorypack.core.StoreException;
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,8 +31,8 @@ import javax.sql.DataSource;
  * turns of one session never overwrite each other.
  *
  * <h2>Tables</h2>
- * Two tables, named {@code <prefix>session} and {@code <prefix>entry} (prefix {@value #DEFAULT_TABLE_PREFIX}
- * by default), in the connection's default schema or the configured one. Create them with your
+ * Tables {@code <prefix>session}, {@code <prefix>entry}, {@code <prefix>process} (see {@link #processId()}; prefix
+ * {@value #DEFAULT_TABLE_PREFIX} by default), in the connection's default schema or the configured one. Create them with your
  * migrations from the DDL resource of the {@linkplain Dialect#schemaResource() dialect}, or call
  * {@link #createSchema()}.
  * <ul>
@@ -135,8 +133,10 @@ public final class JdbcSessionStore implements SessionStore {
     private final Sql sql;
     private final Statements statements;
 
+    private final JdbcProcesses processes;
+
     private JdbcSessionStore(DataSource dataSource, Dialect dialect, String schema, String tablePrefix, Clock clock,
-                             Duration ttl) {
+                             Duration ttl, Duration processTimeToLive) {
         this.transactions = new Transactions(dataSource);
         this.dialect = dialect;
         this.schema = schema;
@@ -145,6 +145,7 @@ public final class JdbcSessionStore implements SessionStore {
         this.ttl = ttl;
         this.sql = new Sql(dialect, schema, tablePrefix, ttl != null);
         this.statements = new Statements(sql, dialect, ttl);
+        this.processes = new JdbcProcesses(this, transactions, dialect, sql.processTable, processTimeToLive);
     }
 
     /**
@@ -198,18 +199,7 @@ public final class JdbcSessionStore implements SessionStore {
             return 0;
         }
         Instant now = now();
-        List<String> expired = transactions.read("purgeExpired", null, c -> {
-            List<String> ids = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(sql.expiredSessions)) {
-                Statements.setInstant(ps, 1, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        ids.add(rs.getString(1));
-                    }
-                }
-            }
-            return ids;
-        });
+        List<String> expired = transactions.read("purgeExpired", null, c -> statements.expired(c, now));
         int deleted = 0;
         for (String id : expired) {
             if (transactions.write("purgeExpired", id, c -> statements.purgeIfExpired(c, id, now))) {
@@ -436,6 +426,25 @@ public final class JdbcSessionStore implements SessionStore {
     }
 
     /**
+     * {@inheritDoc}
+     *
+     * <p>Here: a random id per store instance, made on the first call, whose row in {@code <prefix>process}
+     * a daemon thread keeps fresh (every 15 s, by the database's clock) while the store is reachable. A
+     * row older than 60 s means ended for good: the store then takes a new id and logs a warning. Null
+     * while the row cannot be inserted (the table missing: {@link #createSchema()} creates it).
+     */
+    @Override
+    public String processId() {
+        return processes.id();
+    }
+
+    /** {@inheritDoc} <p>Here: its row is gone or older than 60 s (then deleted); false on any database error. */
+    @Override
+    public boolean processEnded(String processId) {
+        return processes.ended(processId);
+    }
+
+    /**
      * The dialect this store speaks (detected from the connection, or the one the builder was given).
      *
      * @return the dialect
@@ -482,6 +491,7 @@ public final class JdbcSessionStore implements SessionStore {
         private String tablePrefix = DEFAULT_TABLE_PREFIX;
         private Clock clock = Clock.systemUTC();
         private Duration ttl;
+        private Duration processTimeToLive = Duration.ofSeconds(60);
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -564,6 +574,15 @@ public final class JdbcSessionStore implements SessionStore {
             return this;
         }
 
+        /** How long a process row stays fresh without a heartbeat (every quarter of it); tests shorten it. */
+        Builder processTimeToLive(Duration ttl) {
+            if (ttl == null || ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("processTimeToLive must be at least 1 s, was " + ttl);
+            }
+            this.processTimeToLive = ttl;
+            return this;
+        }
+
         /**
          * Builds the store. It does not create or check the tables: see
          * {@link JdbcSessionStore#createSchema()}.
@@ -574,25 +593,8 @@ public final class JdbcSessionStore implements SessionStore {
          *                               {@link #dialect} to speak one of them to a compatible database)
          */
         public JdbcSessionStore build() {
-            Dialect chosen = dialect == null ? detect() : dialect;
-            return new JdbcSessionStore(dataSource, chosen, schema, tablePrefix, clock, ttl);
-        }
-
-        private Dialect detect() {
-            String product;
-            try (Connection c = dataSource.getConnection()) {
-                DatabaseMetaData metaData = c.getMetaData();
-                product = metaData.getDatabaseProductName();
-            } catch (SQLException e) {
-                throw new StoreException("cannot detect the SQL dialect: no connection from the DataSource ("
-                        + Transactions.reason(e) + "); set dialect(...) to build without connecting", e);
-            }
-            Dialect detected = Dialect.of(product);
-            if (detected == null) {
-                throw new IllegalStateException("unsupported database '" + product
-                        + "': JdbcSessionStore speaks PostgreSQL and H2 (set dialect(...) to force one)");
-            }
-            return detected;
+            Dialect chosen = dialect == null ? Transactions.detect(dataSource) : dialect;
+            return new JdbcSessionStore(dataSource, chosen, schema, tablePrefix, clock, ttl, processTimeToLive);
         }
     }
 }

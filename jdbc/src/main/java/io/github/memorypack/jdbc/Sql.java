@@ -27,6 +27,7 @@ final class Sql {
 
     final String sessionTable;
     final String entryTable;
+    final String processTable;
 
     // appends, replace
     final String reserveUpsert;      // PostgreSQL: insert-or-increment next_index, returning it (locks the row)
@@ -64,6 +65,7 @@ final class Sql {
         String qualifier = schema == null ? "" : schema + ".";
         this.sessionTable = qualifier + prefix + "session";
         this.entryTable = qualifier + prefix + "entry";
+        this.processTable = qualifier + prefix + "process";
         String s = sessionTable;
         String e = entryTable;
         // with a TTL, an expired session reads as unknown until a write or purgeExpired() removes it
@@ -150,7 +152,7 @@ final class Sql {
         StringBuilder out = new StringBuilder();
         while (names.find()) {
             String rest = names.group(1);
-            boolean table = rest.equals("session") || rest.equals("entry");
+            boolean table = rest.equals("session") || rest.equals("entry") || rest.equals("process");
             String name = (table && schema != null ? schema + "." : "") + prefix + rest;
             names.appendReplacement(out, Matcher.quoteReplacement(name));
         }

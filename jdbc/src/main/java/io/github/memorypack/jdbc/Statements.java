@@ -134,6 +134,20 @@ final class Statements {
         }
     }
 
+    /** The ids of the sessions whose TTL has passed ({@link JdbcSessionStore#purgeExpired()}). */
+    List<String> expired(Connection c, Instant now) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(sql.expiredSessions)) {
+            setInstant(ps, 1, now);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+        }
+        return ids;
+    }
+
     /** With a TTL: deletes the session if it has expired. Returns whether it did. */
     boolean purgeIfExpired(Connection c, String sessionId, Instant now) throws SQLException {
         if (ttl == null) {

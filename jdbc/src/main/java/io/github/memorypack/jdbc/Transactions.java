@@ -233,4 +233,21 @@ final class Transactions {
     private static String forSession(String sessionId) {
         return sessionId == null ? "" : " for session '" + sessionId + "'";
     }
+
+    /** The dialect of the database the data source connects to (one connection). */
+    static JdbcSessionStore.Dialect detect(DataSource dataSource) {
+        String product;
+        try (Connection c = dataSource.getConnection()) {
+            product = c.getMetaData().getDatabaseProductName();
+        } catch (SQLException e) {
+            throw new StoreException("cannot detect the SQL dialect: no connection from the DataSource ("
+                    + reason(e) + "); set dialect(...) to build without connecting", e);
+        }
+        JdbcSessionStore.Dialect detected = JdbcSessionStore.Dialect.of(product);
+        if (detected == null) {
+            throw new IllegalStateException("unsupported database '" + product
+                    + "': JdbcSessionStore speaks PostgreSQL and H2 (set dialect(...) to force one)");
+        }
+        return detected;
+    }
 }

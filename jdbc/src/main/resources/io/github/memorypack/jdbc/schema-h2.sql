@@ -28,3 +28,11 @@ CREATE TABLE IF NOT EXISTS memory_pack_entry (
 CREATE INDEX IF NOT EXISTS memory_pack_entry_key_idx ON memory_pack_entry (session_id, idempotency_key);
 
 CREATE INDEX IF NOT EXISTS memory_pack_session_expiry_idx ON memory_pack_session (expires_at);
+
+-- One row per running store instance: a process whose row is gone or older than 60 s has ended, so a
+-- turn it left open holds up no other request (SessionStore.processId() / processEnded()). IF NOT
+-- EXISTS: running this file again over tables made before this one existed adds just this table.
+CREATE TABLE IF NOT EXISTS memory_pack_process (
+    process_id CHAR(16)     NOT NULL PRIMARY KEY,    -- a store instance's processId(): 16 hex digits
+    last_seen  TIMESTAMP(6) WITH TIME ZONE NOT NULL  -- the database's CURRENT_TIMESTAMP at its last heartbeat
+);

@@ -71,10 +71,13 @@ class H2SessionStoreTest extends JdbcSessionStoreBehaviourTest {
             store.createSchema(); // later, an application that also calls createSchema() must not lose data
 
             // then
-            assertThat(statements).hasSize(4);
+            assertThat(statements).hasSize(5);
             List<ChatMessage> messages = store.getMessages("ana");
             assertThat(messages).containsExactly(UserMessage.from("My name is Ana."), AiMessage.from("Hello Ana."));
             assertThat(rows(migrated, "memory_pack_entry")).isEqualTo(2);
+            // and the process table the DDL made marks the store alive (SessionStore.processId())
+            assertThat(store.processId()).isNotNull();
+            assertThat(rows(migrated, "memory_pack_process")).isEqualTo(1);
         }
     }
 

@@ -377,9 +377,11 @@ abstract class JdbcSessionStoreBehaviourTest {
 
             assertThat(store.read("s", 0, 1)).hasSize(1);
             assertThat(store.toString()).contains(schema + ".chat_entry");
+            assertThat(store.processId()).isNotNull(); // its row is in the schema's process table
         } finally {
             sql("DROP TABLE IF EXISTS " + schema + ".chat_entry");
             sql("DROP TABLE IF EXISTS " + schema + ".chat_session");
+            sql("DROP TABLE IF EXISTS " + schema + ".chat_process");
             sql("DROP SCHEMA IF EXISTS " + schema);
         }
     }

@@ -85,8 +85,8 @@ class JdbcSessionStoreBuilderTest {
         List<String> statements = Sql.schemaStatements(JdbcSessionStore.Dialect.POSTGRESQL, "chat", "app_");
 
         assertThat(statements.get(0)).isEqualTo("CREATE SCHEMA IF NOT EXISTS chat");
-        assertThat(String.join("\n", statements)).contains("chat.app_session", "chat.app_entry",
+        assertThat(String.join("\n", statements)).contains("chat.app_session", "chat.app_entry", "chat.app_process",
                 "INDEX IF NOT EXISTS app_entry_key_idx", "ON chat.app_entry").doesNotContain("memory_pack_", "--");
-        assertThat(statements).hasSize(5);
+        assertThat(statements).hasSize(6);
     }
 }

@@ -87,6 +87,7 @@ final class TestPostgres {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS " + prefix + "entry");
             st.execute("DROP TABLE IF EXISTS " + prefix + "session");
+            st.execute("DROP TABLE IF EXISTS " + prefix + "process");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot drop the tables of " + prefix, e);
         }

@@ -137,4 +137,12 @@ final class RedisConnections {
         }
         return value;
     }
+
+    /** Returns {@code value} if it is at least {@code min}; else says it must be {@code rule}. */
+    static Duration atLeast(String name, Duration value, Duration min, String rule) {
+        if (value == null || value.compareTo(min) < 0) {
+            throw new IllegalArgumentException(name + " must be " + rule + ", was " + value);
+        }
+        return value;
+    }
 }

@@ -67,6 +67,10 @@ import redis.clients.jedis.UnifiedJedis;
  *   <li>Any other Redis failure (an error reply such as {@code WRONGTYPE} or {@code NOAUTH}) throws
  *       {@link StoreException} at once, with the cause chained; a write that failed so changed
  *       nothing. The store works again once Redis is back.</li>
+ *   <li>{@link #processId()} / {@link #processEnded}: a store instance that starts turns keeps a key
+ *       {@code <prefix>process:<id>} alive with a TTL, so that another process knows at once (60 s after
+ *       the last refresh) that a process which was killed mid-request has ended, and its open turn holds
+ *       up nothing.</li>
  *   <li>When built, the store warns (SLF4J, once per server) if a server says it keeps no
  *       append-only file.</li>
  * </ul>
@@ -97,12 +101,17 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     private final boolean ownsClient;
     private final Duration ttl;
     private final RedisOperations operations;
+    private final RedisProcesses processes;
 
     private RedisSessionStore(UnifiedJedis jedis, boolean ownsClient, Builder b) {
         this.jedis = jedis;
         this.ownsClient = ownsClient;
         this.ttl = b.ttl;
         this.operations = new RedisOperations(jedis, b);
+        this.processes = new RedisProcesses(this,
+                new RedisCalls(jedis, b.retryAttempts, b.retryDuration, b.replicas,
+                        b.replicaTimeout == null ? 0 : b.replicaTimeout.toMillis()),
+                new RedisCalls(jedis, 1, Duration.ZERO, 0, 0), b.keyPrefix, b.processTimeToLive);
     }
 
     /**
@@ -178,6 +187,23 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
     }
 
     /**
+     * {@inheritDoc} <p>Here: a random id per store instance whose key {@code <prefix>process:<id>} (60 s TTL)
+     * a daemon thread refreshes every 15 s while the store is open and reachable. Should it expire all the
+     * same (a pause or an outage over 60 s), the id has ended for good: the store takes a new one for later
+     * turns and warns. Null after {@link #close()}, and while the key cannot be created.
+     */
+    @Override
+    public String processId() {
+        return processes.id();
+    }
+
+    /** {@inheritDoc} <p>Here: its key is gone; false for an id no store makes and when Redis cannot be asked. */
+    @Override
+    public boolean processEnded(String processId) {
+        return processes.ended(processId);
+    }
+
+    /**
      * The kind of server (standalone or cluster), the key prefix and the TTL; never an address or a
      * credential.
      *
@@ -189,9 +215,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
                 + operations.keyPrefix() + '\'' + (ttl == null ? "" : ", ttl=" + ttl) + '}';
     }
 
-    /** Closes the Jedis client if the builder created it; a client passed to the builder is left open. */
+    /**
+     * Stops refreshing this instance's process key ({@link #processId()}), and closes the Jedis client if
+     * the builder created it; a client passed to the builder is left open.
+     */
     @Override
     public void close() {
+        processes.close();
         if (ownsClient) {
             jedis.close();
         }
@@ -256,6 +286,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
         Duration replicaTimeout;
         Duration deduplicationWindow = DEFAULT_DEDUPLICATION_WINDOW;
         boolean writeTokens = true;
+        Duration processTimeToLive = RedisProcesses.DEFAULT_TIME_TO_LIVE;
 
         private Builder() {
         }
@@ -440,11 +471,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if not positive
          */
         public Builder jedisClusterMaxTotalRetriesDuration(Duration duration) {
-            if (duration == null || duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException("jedisClusterMaxTotalRetriesDuration must be positive, was "
-                        + duration);
-            }
-            this.jedisClusterMaxTotalRetriesDuration = duration;
+            this.jedisClusterMaxTotalRetriesDuration = RedisConnections.atLeast("jedisClusterMaxTotalRetriesDuration",
+                    duration, Duration.ofNanos(1), "positive");
             return this;
         }
 
@@ -508,10 +536,7 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if negative
          */
         public Builder retryDuration(Duration duration) {
-            if (duration == null || duration.isNegative()) {
-                throw new IllegalArgumentException("retryDuration must be zero or positive, was " + duration);
-            }
-            this.retryDuration = duration;
+            this.retryDuration = RedisConnections.atLeast("retryDuration", duration, Duration.ZERO, "zero or positive");
             return this;
         }
 
@@ -554,10 +579,8 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          * @throws IllegalArgumentException if shorter than one second
          */
         public Builder deduplicationWindow(Duration window) {
-            if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("deduplicationWindow must be at least 1 s, was " + window);
-            }
-            this.deduplicationWindow = window;
+            this.deduplicationWindow = RedisConnections.atLeast("deduplicationWindow", window, Duration.ofSeconds(1),
+                    "at least 1 s");
             return this;
         }
 
@@ -569,6 +592,13 @@ public final class RedisSessionStore implements SessionStore, AutoCloseable {
          */
         Builder writeTokens(boolean on) {
             this.writeTokens = on;
+            return this;
+        }
+
+        /** How long a process key lives without a refresh (every quarter of it); tests shorten it. At least 1 s. */
+        Builder processTimeToLive(Duration ttl) {
+            this.processTimeToLive = RedisConnections.atLeast("processTimeToLive", ttl, Duration.ofSeconds(1),
+                    "at least 1 s");
             return this;
         }
 

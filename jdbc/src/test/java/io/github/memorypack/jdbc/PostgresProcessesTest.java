@@ -1,0 +1,32 @@
+package io.github.memorypack.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The process rows on a real PostgreSQL (see {@link TestPostgres}). */
+class PostgresProcessesTest extends JdbcProcessesTest {
+
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void openPool() {
+        pool = TestPostgres.pool(8);
+    }
+
+    @AfterAll
+    static void closePool() {
+        pool.close();
+    }
+
+    @Override
+    DataSource dataSource() {
+        return pool;
+    }
+
+    @Override
+    String text() {
+        return "TEXT";
+    }
+}

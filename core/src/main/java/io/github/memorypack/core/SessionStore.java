@@ -2,11 +2,22 @@ package io.github.memorypack.core;
 
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.store.memory.chat.ChatMemoryStore;
+import java.lang.ref.Cleaner;
 import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A session-keyed, append-only message log plus a small versioned state record per session.
@@ -281,5 +292,293 @@ public interface SessionStore extends ChatMemoryStore {
     @Override
     default void deleteMessages(Object memoryId) {
         delete(SessionIds.of(memoryId));
+    }
+
+    /**
+     * For store implementations on a shared server (Redis, a database): {@link #processId} and
+     * {@link #processEnded} by a lease. The store's instance takes a random id on the first {@link #id()}
+     * and {@linkplain #create creates} its lease, which lives for the time to live unless
+     * {@linkplain #renew renewed}; one daemon thread renews it every quarter of that time until {@link #close}
+     * (or until the owner given to the constructor is collected). A process whose lease is
+     * {@linkplain #lapsed gone} has ended and stays ended: a lapsed lease is never renewed again, and when the
+     * renewal finds its own lease lapsed (the process paused, or the server was out of reach, for longer than
+     * the time to live: other processes may already have judged its turns abandoned) a new id is taken for
+     * the turns started from then on, with a warning. {@link #ended} remembers the last 1,024 ids it found
+     * ended. A backend call that fails (throws) means "cannot tell": {@link #id()} is then null for a while
+     * (turns end by the open-turn timeout only) and {@link #ended} false.
+     *
+     * <p>Subclasses must not hold the store itself, or the store is never collected while the thread runs.
+     * Thread-safe.
+     */
+    @Experimental
+    abstract class ProcessLease {
+
+        private static final Logger LOG = LoggerFactory.getLogger(ProcessLease.class);
+        private static final SecureRandom RANDOM = new SecureRandom();
+        private static final Cleaner CLEANER = Cleaner.create();
+        private static final int ENDED_KEPT = 1024;
+
+        private final long ttlNanos;
+        private final long renewNanos;
+        private final Object lock = new Object();
+        private final Map<String, Boolean> ended = Collections.synchronizedMap(
+                new LinkedHashMap<String, Boolean>(16, 0.75f, true) {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                        return size() > ENDED_KEPT;
+                    }
+                });
+        /** The id turns are tagged with now; null before the first call, after close, or when none could be made. */
+        private volatile String current;
+        /** {@link System#nanoTime} when the last create or renewal that found the lease held was sent. */
+        private volatile long confirmedNanos;
+        /** {@link System#nanoTime} of the last attempt made on a caller's thread. */
+        private long attemptedNanos;
+        private boolean attempted;
+        private boolean closed;
+        private boolean warned;
+        private ScheduledThreadPoolExecutor renewer;
+
+        /**
+         * A lease that stops renewing when {@code owner} (the store) is collected.
+         *
+         * @param owner the store whose collection stops the renewing thread
+         * @param timeToLive how long a lease lives without a renewal, positive
+         */
+        protected ProcessLease(Object owner, Duration timeToLive) {
+            if (timeToLive == null || timeToLive.isNegative() || timeToLive.isZero()) {
+                throw new IllegalArgumentException("timeToLive must be positive, was " + timeToLive);
+            }
+            this.ttlNanos = timeToLive.toNanos();
+            this.renewNanos = ttlNanos / 4;
+            CLEANER.register(Objects.requireNonNull(owner, "owner"), this::close);
+        }
+
+        /**
+         * Creates the lease of the new id {@code id}, to live for the time to live.
+         *
+         * @param id a new random id
+         * @param quick true on a caller's thread: one attempt, no retries
+         * @return true if created; false if {@code id} is taken (another id is tried)
+         * @throws RuntimeException if the server cannot be reached
+         */
+        protected abstract boolean create(String id, boolean quick);
+
+        /**
+         * Renews the lease of {@code id} for the time to live, only if it is still held.
+         *
+         * @param id this process's id
+         * @param quick true on a caller's thread: one attempt, no retries
+         * @return true if renewed; false if it had lapsed (it must not be created again)
+         * @throws RuntimeException if the server cannot be reached
+         */
+        protected abstract boolean renew(String id, boolean quick);
+
+        /**
+         * True if the lease of another process's {@code id} is gone for good (lapsed or removed).
+         *
+         * @param id another process's id
+         * @return true if it is gone
+         * @throws RuntimeException if the server cannot be reached
+         */
+        protected abstract boolean lapsed(String id);
+
+        /**
+         * Where the leases are, for log messages.
+         *
+         * @param id an id, or null for the leases in general
+         * @return for example {@code "Redis key app:process:<id>"}
+         */
+        protected abstract String where(String id);
+
+        /**
+         * What the user may do when the first lease cannot be created (appended to the warning).
+         *
+         * @return a hint, or the empty string
+         */
+        protected String createHint() {
+            return "";
+        }
+
+        /**
+         * This store instance's id, its lease created on the first call ({@link SessionStore#processId}).
+         *
+         * @return the id, or null when no lease could be created or after {@link #close}
+         */
+        public final String id() {
+            String id = current;
+            if (id != null && System.nanoTime() - confirmedNanos < ttlNanos / 2) {
+                return id;
+            }
+            synchronized (lock) {
+                if (closed) {
+                    return null;
+                }
+                long now = System.nanoTime();
+                if (attempted && now - attemptedNanos < renewNanos) {
+                    return current; // tried a moment ago (the server out of reach): what we have, or none
+                }
+                id = current;
+                if (id != null && now - confirmedNanos < ttlNanos / 2) {
+                    return id;
+                }
+                attempted = true;
+                attemptedNanos = now;
+                if (id != null) {
+                    // not confirmed for half the time to live (the renewer paused, or fails): make sure before a turn uses it
+                    renewOrReplace(id, true);
+                    return current;
+                }
+                current = createNew(false);
+                if (current != null && renewer == null) {
+                    startRenewer();
+                }
+                return current;
+            }
+        }
+
+        /**
+         * True only if the process that had {@code id} is known to have ended ({@link SessionStore#processEnded}):
+         * its lease is gone. False for this instance's own id, for an id no lease has, and when the server
+         * cannot be asked.
+         *
+         * @param id another process's id
+         * @return true if that process has ended for certain
+         */
+        public final boolean ended(String id) {
+            if (!isId(id) || id.equals(current)) {
+                return false;
+            }
+            if (ended.containsKey(id)) {
+                return true;
+            }
+            boolean gone;
+            try {
+                gone = lapsed(id);
+            } catch (RuntimeException e) {
+                LOG.debug("could not tell whether process {} has ended: {}", id, e.toString());
+                return false;
+            }
+            if (gone) {
+                ended.put(id, Boolean.TRUE);
+            }
+            return gone;
+        }
+
+        /** Stops renewing; the lease lapses within the time to live, and {@link #id()} is null from now on. */
+        public final void close() {
+            synchronized (lock) {
+                closed = true;
+                current = null;
+                if (renewer != null) {
+                    renewer.shutdownNow();
+                    renewer = null;
+                }
+            }
+        }
+
+        /**
+         * True if {@code id} is one a lease names: 16 lower-case hex digits (anything else in a log is no id of ours).
+         *
+         * @param id a string, or null
+         * @return true if it has an id's form
+         */
+        public static boolean isId(String id) {
+            if (id == null || id.length() != 16) {
+                return false;
+            }
+            for (int i = 0; i < id.length(); i++) {
+                char c = id.charAt(i);
+                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void startRenewer() {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "memory-pack-process-lease");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            executor.scheduleWithFixedDelay(this::tick, renewNanos, renewNanos, TimeUnit.NANOSECONDS);
+            renewer = executor;
+        }
+
+        private void tick() {
+            String id = current;
+            if (id != null) {
+                renewOrReplace(id, false);
+            } else {
+                synchronized (lock) {
+                    if (!closed && current == null) {
+                        current = createNew(false); // the last replacement could not make a new id
+                    }
+                }
+            }
+        }
+
+        /** Renews {@code id}'s lease if it is still held; if it lapsed, takes a new id. */
+        private void renewOrReplace(String id, boolean quick) {
+            long sent = System.nanoTime();
+            boolean held;
+            try {
+                held = renew(id, quick);
+            } catch (RuntimeException e) {
+                LOG.debug("could not renew the lease of {}: {}", where(id), e.toString());
+                return; // tried again at the next tick; if that is after the time to live, the lease lapsed and is replaced
+            }
+            synchronized (lock) {
+                if (closed || !id.equals(current)) {
+                    return;
+                }
+                if (held) {
+                    if (sent - confirmedNanos > 0) {
+                        confirmedNanos = sent;
+                    }
+                    return;
+                }
+                ended.put(id, Boolean.TRUE);
+                current = null;
+                current = createNew(quick);
+                LOG.warn("the lease of {} lapsed before it was renewed (this process paused, or could not reach the"
+                        + " server, for longer than {} ms): other processes may treat the open turns started under"
+                        + " it as abandoned; later turns use {}", where(id),
+                        TimeUnit.NANOSECONDS.toMillis(ttlNanos),
+                        current == null ? "no id until one can be made" : "the new id " + current);
+            }
+        }
+
+        /** Creates the lease of a new random id; null when the server cannot be reached. Called under the lock. */
+        private String createNew(boolean quick) {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                byte[] random = new byte[8];
+                RANDOM.nextBytes(random);
+                String id = HexFormat.of().formatHex(random);
+                long sent = System.nanoTime();
+                try {
+                    if (create(id, quick)) {
+                        confirmedNanos = sent;
+                        return id;
+                    }
+                    // taken (or our own first attempt's reply was lost): another id
+                } catch (RuntimeException e) {
+                    if (!warned) {
+                        warned = true; // once per store: an outage may last, and every turn would say it again
+                        LOG.warn("could not create a process lease ({}), tried again later: until then the turns this"
+                                + " store starts end by the open-turn timeout only if its process dies{}: {}",
+                                where(null), createHint(), e.getMessage());
+                    } else {
+                        LOG.debug("no process lease ({}): {}", where(null), e.toString());
+                    }
+                    return null;
+                }
+            }
+            return null;
+        }
     }
 }

@@ -61,7 +61,7 @@ class RedisProcessesTest {
 
     private static Set<Thread> refreshers() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("memory-pack-redis-process") && t.isAlive()).collect(Collectors.toSet());
+                .filter(t -> t.getName().startsWith("memory-pack-process-lease") && t.isAlive()).collect(Collectors.toSet());
     }
 
     /** The refresher thread that {@code start} starts (it asks a store for its id). */

@@ -78,7 +78,7 @@ class PublishedSurfaceTest {
     /** What may still change (see {@code io.github.memorypack.core.Experimental}). */
     private static final Set<String> EXPERIMENTAL = names(
             "core.TokenAccounting", "core.RequestScope.aiServiceListeners", "core.RequestScope$ListenersFactory", "core.file.DurableFiles",
-            "core.SessionStore.processId", "core.SessionStore.processEnded",
+            "core.SessionStore.processId", "core.SessionStore.processEnded", "core.SessionStore$ProcessLease",
             "core.MemoryStrategy", "core.MemoryOptions", "core.MemoryBuilder",
             "recall.RecallContentRetriever", "recall.RecallTool",
             "micrometer.MemoryPackMetrics",

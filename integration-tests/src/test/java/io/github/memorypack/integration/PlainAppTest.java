@@ -498,6 +498,73 @@ class PlainAppTest {
 
     @ParameterizedTest(name = "{0} on {1}")
     @MethodSource("apps")
+    void should_keep_two_requests_at_once_on_two_instances_to_their_own_turns(Memory memory, Backend backend)
+            throws Exception {
+        // given: two instances of the application over the same data
+        Assistant first = blocking(memory.provider(open(backend)));
+        Assistant second = blocking(memory.provider(open(backend)));
+        first.chat(ANA, "Hello, I am Ana.");
+        weather.hold("Porto");
+
+        // when: A runs its tool on the first instance, B comes in on the second
+        FutureTask<String> a = new FutureTask<>(() -> first.chat(ANA, "Weather in Porto?"));
+        new Thread(a, "request A").start();
+        weather.awaitHeld();
+        FutureTask<String> b = new FutureTask<>(() -> second.chat(ANA, "Weather in Oslo?"));
+        Thread bThread = new Thread(b, "request B");
+        bThread.start();
+        TwoRequests.awaitQueued(bThread);
+        weather.release.countDown();
+
+        // then: B waited (reading the store again) and continued from A's closed turn
+        String answerA = a.get(20, TimeUnit.SECONDS);
+        String answerB = b.get(20, TimeUnit.SECONDS);
+        assertThat(answerB).contains("Oslo");
+        assertOwnTurns("Weather in Porto?", "Weather in Oslo?", "Porto", "Oslo");
+        assertThat(lastRequestOf("Weather in Oslo?").history()).containsSubsequence("user: Weather in Porto?",
+                "assistant: " + answerA, "user: Weather in Oslo?");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("branching")
+    void should_keep_two_overlapping_streams_apart_under_branch(String name, Function<SessionStore, ChatMemoryProvider> memories)
+            throws Exception {
+        // given: branch(), which needs the listeners for overlapping streams (core/README.md); no listener line
+        StreamingAssistant assistant = streaming(memories.apply(open(Backend.FILE)));
+        complete(assistant.chat(ANA, "Hello, I am Ana."));
+        weather.hold("Porto");
+
+        // when: B streams beside A while A's tool runs, from the thread that started A
+        CompletableFuture<ChatResponse> a = start(assistant.chat(ANA, "Weather in Porto?"));
+        weather.awaitHeld();
+        CompletableFuture<ChatResponse> b = start(assistant.chat(ANA, "Weather in Oslo?"));
+        String answerB = b.get(20, TimeUnit.SECONDS).aiMessage().text();
+        weather.release.countDown();
+        String answerA = a.get(20, TimeUnit.SECONDS).aiMessage().text();
+
+        // then: B ran from the last closed turn, without A's running one; each answer after its own question
+        assertThat(answerA).contains("Porto").doesNotContain("Oslo");
+        assertThat(answerB).contains("Oslo").doesNotContain("Porto");
+        assertOwnTurns("Weather in Porto?", "Weather in Oslo?", "Porto", "Oslo");
+        assertThat(lastRequestOf("Weather in Oslo?").history()).noneMatch(line -> line.contains("Porto"));
+        List<String> stored = describe(memories.apply(open(Backend.FILE)).get(ANA).messages());
+        assertThat(stored).containsSubsequence("user: Weather in Porto?", "assistant: " + answerA);
+        assertThat(stored).containsSubsequence("user: Weather in Oslo?", "assistant: " + answerB);
+        assertThat(stored.stream().filter(line -> line.startsWith("assistant: ") && line.contains("sunny"))).hasSize(2);
+    }
+
+    static Stream<Arguments> branching() {
+        return Stream.of(
+                Arguments.of("window", (Function<SessionStore, ChatMemoryProvider>) store -> id -> WindowChatMemory.builder()
+                        .id(id).maxMessages(20).chatMemoryStore(store)
+                        .concurrentSends(io.github.memorypack.core.ConcurrentSends.branch()).build()),
+                Arguments.of("summary-buffer", (Function<SessionStore, ChatMemoryProvider>) store -> SummaryBufferChatMemory
+                        .builder().chatMemoryStore(store).summarizer(Summarizer.extractive()).maxBufferTokens(2_000)
+                        .concurrentSends(io.github.memorypack.core.ConcurrentSends.branch()).provider()));
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @MethodSource("apps")
     void should_show_a_retry_under_one_request_id_once(Memory memory, Backend backend) throws Exception {
         // given
         Assistant assistant = blocking(memory.provider(open(backend)));

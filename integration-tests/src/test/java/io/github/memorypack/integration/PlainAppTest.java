@@ -588,7 +588,8 @@ class PlainAppTest {
 
         // when/then: the next request from another thread is refused while the stopped turn runs
         assertThat(catchThrowable(() -> streamFromAnotherThread(assistant, "Weather in Porto?").get(20, TimeUnit.SECONDS)))
-                .cause().isInstanceOf(SessionBusyException.class);
+                .cause().isInstanceOf(SessionBusyException.class)
+                .hasMessageContaining("a stream that was stopped").hasMessageContaining("openTurnTimeout");
 
         // and after openTurnTimeout it goes in, the stopped question an unanswered turn before it
         Thread.sleep(3_000);

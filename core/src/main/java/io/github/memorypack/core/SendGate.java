@@ -230,8 +230,10 @@ final class SendGate {
                     + " that belongs to none of the " + live + " requests running on this session (LangChain4j"
                     + " streaming or an async call without RequestScope.aiServiceListeners()?): which request it"
                     + " belongs to cannot be told, so it is not stored. Register .registerListeners("
-                    + "RequestScope.aiServiceListeners()) on AiServices, or use ConcurrentSends.queue() or refuse()"
-                    + " so that one request at a time runs on a session.");
+                    + "RequestScope.aiServiceListeners()) on AiServices (core registers them by itself unless"
+                    + " -Dmemorypack.aiServiceListeners=false or another library's AiServiceListenerRegistrarFactory"
+                    + " comes first), or use ConcurrentSends.queue() or refuse() so that one request at a time runs on"
+                    + " a session.");
         }
         if (only != null) {
             if (only.helpers == null) {
@@ -351,8 +353,10 @@ final class SendGate {
                 : "it did not close within ConcurrentSends.queue(" + sends.maxWait() + ")";
         return new SessionBusyException(sessionId, "Chat memory " + sessionId + " is busy: another request's " + what
                 + " is still running, and " + why + ". Nothing of this request was stored; try again later. (A request"
-                + " that failed without RequestScope.aiServiceListeners() registered keeps its turn running until"
-                + " openTurnTimeout or a clear() of the conversation.)");
+                + " that failed without RequestScope.aiServiceListeners(), which core registers on every AiServices"
+                + " unless -Dmemorypack.aiServiceListeners=false, and a stream that was stopped"
+                + " (streamingHandle().cancel(), which LangChain4j reports to no listener) keep their turn running"
+                + " until openTurnTimeout or a clear() of the conversation.)");
     }
 
     @Override

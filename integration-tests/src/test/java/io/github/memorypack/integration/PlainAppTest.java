@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -48,6 +49,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -245,8 +247,7 @@ class PlainAppTest {
         weather.hold("Porto");
 
         // when: A's tool runs while B comes in on the same id
-        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(a, "request A").start();
+        FutureTask<String> a = request("request A", () -> assistant.chat(ANA, "Weather in Porto?"));
         weather.awaitHeld();
         FutureTask<String> b = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Oslo?"));
         Thread bThread = new Thread(b, "request B");
@@ -275,8 +276,11 @@ class PlainAppTest {
         complete(assistant.chat(ANA, "Hello, I am Ana."));
         weather.hold("Porto");
 
-        // when: A streams and its tool runs on the HTTP client's thread; B streams from another thread
-        CompletableFuture<ChatResponse> a = start(assistant.chat(ANA, "Weather in Porto?"));
+        // when: A streams and its tool runs on the HTTP client's thread (or on A's own, when the client
+        // completes the call before start() returns); B streams from another thread
+        CompletableFuture<ChatResponse> a = CompletableFuture.supplyAsync(
+                () -> start(assistant.chat(ANA, "Weather in Porto?")), task -> new Thread(task, "request A").start())
+                .thenCompose(done -> done);
         weather.awaitHeld();
         CompletableFuture<ChatResponse> b = new CompletableFuture<>();
         Thread bThread = new Thread(() -> {
@@ -311,7 +315,9 @@ class PlainAppTest {
         StreamingAssistant assistant = streaming(memory.provider(open(backend)));
         complete(assistant.chat(ANA, "Hello, I am Ana."));
         weather.hold("Porto");
+        weather.noHoldOn = Thread.currentThread();
         CompletableFuture<ChatResponse> a = start(assistant.chat(ANA, "Weather in Porto?"));
+        assumeOverlap();
         weather.awaitHeld();
         Thread main = Thread.currentThread();
         Thread releaser = new Thread(() -> {
@@ -363,14 +369,12 @@ class PlainAppTest {
         Assistant assistant = blocking(memory.provider(open(backend)));
         assistant.chat(ANA, "Hello, I am Ana.");
         brain.failOnce("Weather in Porto?");
-        FutureTask<String> failed = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(failed, "request A").start();
+        FutureTask<String> failed = request("request A", () -> assistant.chat(ANA, "Weather in Porto?"));
         assertThat(catchThrowable(() -> failed.get(WAIT_S, TimeUnit.SECONDS))).isNotNull();
 
         // when
         long start = System.nanoTime();
-        FutureTask<String> retried = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(retried, "request A again").start();
+        FutureTask<String> retried = request("request A again", () -> assistant.chat(ANA, "Weather in Porto?"));
         Throwable busy = catchThrowable(() -> retried.get(WAIT_S, TimeUnit.SECONDS));
 
         // then: no SessionBusyException, no 30 s wait
@@ -437,14 +441,12 @@ class PlainAppTest {
         Assistant assistant = blocking(memory.provider(open(backend)));
         assistant.chat(ANA, "Hello, I am Ana.");
         brain.failFollowUpOnce("Porto");
-        FutureTask<String> failed = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(failed, "request A").start();
+        FutureTask<String> failed = request("request A", () -> assistant.chat(ANA, "Weather in Porto?"));
         assertThat(catchThrowable(() -> failed.get(WAIT_S, TimeUnit.SECONDS))).isNotNull();
 
         // when
         long start = System.nanoTime();
-        FutureTask<String> retried = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(retried, "request A again").start();
+        FutureTask<String> retried = request("request A again", () -> assistant.chat(ANA, "Weather in Porto?"));
         String retry = retried.get(WAIT_S, TimeUnit.SECONDS);
 
         // then: the retry went in at once, and its request shows the failed turn whole (call and result)
@@ -466,15 +468,13 @@ class PlainAppTest {
                 .chatMemory(single.get()).tools(weather).build();
         assistant.chat("Hello, I am Ana.");
         brain.failOnce("Weather in Porto?");
-        FutureTask<String> failed = new FutureTask<>(() -> assistant.chat("Weather in Porto?"));
-        new Thread(failed, "request A").start();
+        FutureTask<String> failed = request("request A", () -> assistant.chat("Weather in Porto?"));
         assertThat(catchThrowable(() -> failed.get(WAIT_S, TimeUnit.SECONDS))).isNotNull();
         weather.hold("Porto");
 
         // when: the retry on another thread, and a second question while its tool runs
         long start = System.nanoTime();
-        FutureTask<String> a = new FutureTask<>(() -> assistant.chat("Weather in Porto?"));
-        new Thread(a, "request A again").start();
+        FutureTask<String> a = request("request A again", () -> assistant.chat("Weather in Porto?"));
         weather.awaitHeld();
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(AT_ONCE_MS);
         FutureTask<String> b = new FutureTask<>(() -> assistant.chat("Weather in Oslo?"));
@@ -513,8 +513,7 @@ class PlainAppTest {
         weather.hold("Porto");
 
         // when: A runs its tool on the first instance, B comes in on the second
-        FutureTask<String> a = new FutureTask<>(() -> first.chat(ANA, "Weather in Porto?"));
-        new Thread(a, "request A").start();
+        FutureTask<String> a = request("request A", () -> first.chat(ANA, "Weather in Porto?"));
         weather.awaitHeld();
         FutureTask<String> b = new FutureTask<>(() -> second.chat(ANA, "Weather in Oslo?"));
         Thread bThread = new Thread(b, "request B");
@@ -541,7 +540,9 @@ class PlainAppTest {
         weather.hold("Porto");
 
         // when: B streams beside A while A's tool runs, from the thread that started A
+        weather.noHoldOn = Thread.currentThread();
         CompletableFuture<ChatResponse> a = start(assistant.chat(ANA, "Weather in Porto?"));
+        assumeOverlap();
         weather.awaitHeld();
         CompletableFuture<ChatResponse> b = start(assistant.chat(ANA, "Weather in Oslo?"));
         String answerB = b.get(WAIT_S, TimeUnit.SECONDS).aiMessage().text();
@@ -650,8 +651,7 @@ class PlainAppTest {
                 .chatMemoryProvider(memory.provider(open(backend))).tools(weather).build();
         String hello = assistant.chat(ANA, "Hello, I am Ana.");
         weather.hold("Porto");
-        FutureTask<String> a = new FutureTask<>(() -> assistant.chat(ANA, "Weather in Porto?"));
-        new Thread(a, "request A").start();
+        FutureTask<String> a = request("request A", () -> assistant.chat(ANA, "Weather in Porto?"));
         weather.awaitHeld();
 
         // when: the application evicts the memory object while A runs, and B comes in on the same id
@@ -680,6 +680,16 @@ class PlainAppTest {
     private StreamingAssistant streaming(ChatMemoryProvider memories) {
         return AiServices.builder(StreamingAssistant.class).streamingChatModel(server.streamingModel())
                 .chatMemoryProvider(memories).tools(weather).build();
+    }
+
+    /**
+     * Skips a case whose two streams did not overlap: LangChain4j's JDK HTTP client runs a stream's
+     * callbacks (the tool call among them) on the thread that started it when the response is complete
+     * before the callback is attached (seen under load), so A ended before the thread could start B.
+     */
+    private void assumeOverlap() {
+        Assumptions.assumeFalse(weather.ranOnStarter,
+                "the HTTP client ran A's whole stream on the thread that started it, so B could not overlap it");
     }
 
     private static CompletableFuture<ChatResponse> start(TokenStream stream) {
@@ -783,11 +793,20 @@ class PlainAppTest {
         final CountDownLatch reached = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
 
+        /** A thread the held call must not wait on: the one that starts both streams (see {@link #assumeOverlap}). */
+        volatile Thread noHoldOn;
+        volatile boolean ranOnStarter;
+
         @Tool("The weather in a city today")
         String weather(String city) throws InterruptedException {
             cities.add(city);
             if (city.equals(held)) {
                 held = null;
+                if (Thread.currentThread() == noHoldOn) {
+                    ranOnStarter = true; // waiting here would wait for the thread that is to release it
+                    reached.countDown();
+                    return "sunny in " + city;
+                }
                 reached.countDown();
                 if (!release.await(TwoRequests.HELD_AT_MOST, TimeUnit.SECONDS)) {
                     StringBuilder dump = new StringBuilder("PlainAppTest: the held weather call was never released; threads:\n");
@@ -865,5 +884,12 @@ class PlainAppTest {
             }
             return Reply.text(answer(answers.incrementAndGet(), question));
         }
+    }
+
+    /** {@code call} started on a thread of its own named {@code name}: one request of a web application. */
+    private static <T> FutureTask<T> request(String name, Callable<T> call) {
+        FutureTask<T> task = new FutureTask<>(call);
+        new Thread(task, name).start();
+        return task;
     }
 }

@@ -149,6 +149,7 @@ public final class RecallContentRetriever implements ContentRetriever, AutoClose
         this.indexDirectory = builder.indexDirectory != null ? builder.indexDirectory
                 : store.derivedDataDirectory(INDEX_FOLDER).orElse(null);
         this.indexes = new OpenIndexes(store, model, modelKey, indexDirectory);
+        Paraphrases.loadInBackground();
         if (indexDirectory != null) {
             IndexFiles.dropDeletedSessions(indexDirectory, store.sessions());
         }

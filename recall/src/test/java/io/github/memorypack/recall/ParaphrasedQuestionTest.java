@@ -12,6 +12,8 @@ import io.github.memorypack.window.WindowChatMemory;
 import java.io.IOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A question that names the kind of thing where the turn said the thing itself ("game" for "basketball",
@@ -44,32 +46,22 @@ class ParaphrasedQuestionTest {
         assertThat(analyzer.terms(question)).doesNotContainAnyElementsOf(analyzer.terms(said));
     }
 
-    @Test
-    void should_find_the_turn_that_said_the_thing_a_question_names_by_its_kind() throws IOException {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "Which game did I hurt myself in? | basketball", // basketball is a game, to sprain is to hurt
+            "How did I injure myself?         | sprained my ankle" // to sprain is to injure
+    })
+    void should_find_the_turn_that_said_the_thing_a_question_names_by_its_kind(String question, String expected)
+            throws IOException {
         // given
         WindowChatMemory memory = chat();
-        String question = "Which game did I hurt myself in?";
         assertSharesNoTerm(question, SPRAIN);
 
-        // when: basketball is a game, to sprain is to hurt
+        // when
         String recalled = joined(recall.retrieve(query(memory, question)));
 
         // then
-        assertThat(recalled).contains("basketball");
-    }
-
-    @Test
-    void should_find_a_verb_by_a_broader_verb() throws IOException {
-        // given
-        WindowChatMemory memory = chat();
-        String question = "How did I injure myself?";
-        assertSharesNoTerm(question, SPRAIN);
-
-        // when: to sprain is to injure
-        String recalled = joined(recall.retrieve(query(memory, question)));
-
-        // then
-        assertThat(recalled).contains("sprained my ankle");
+        assertThat(recalled).contains(expected);
     }
 
     @Test

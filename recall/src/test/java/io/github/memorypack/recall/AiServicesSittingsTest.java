@@ -115,6 +115,24 @@ class AiServicesSittingsTest {
     }
 
     @Test
+    void should_bring_back_a_fact_from_sitting_2_in_sitting_25_when_the_question_shares_no_word_with_it() {
+        // given: sitting 2 names the sport and the injury; the question names their kinds
+        sitting(1);
+        sitting(2, "Ugh, I sprained my ankle during basketball on Saturday.");
+        for (int n = 3; n <= 24; n++) {
+            sitting(n);
+        }
+        clock.set(START.plus(Duration.ofDays(7L * 24)));
+        say("Hey Sam! Long time no talk. How have you been?");
+
+        // when: basketball is a game, to sprain is to hurt (WordNet)
+        String request = say("Which game did I hurt myself in?");
+
+        // then
+        assertThat(recalled(request)).contains("I sprained my ankle during basketball");
+    }
+
+    @Test
     void should_add_no_recalled_block_when_the_question_is_about_nothing_said() {
         // given
         sitting(1, "My sister Ingrid moved up to Tromsø for the new job.");

@@ -43,7 +43,7 @@ import org.apache.lucene.util.BytesRef;
 final class TurnRanking {
 
     /** BM25's IDF of a word said in one message of this index. */
-    private static double onceWeight(IndexSearcher searcher) throws IOException {
+    static double onceWeight(IndexSearcher searcher) throws IOException {
         CollectionStatistics stats = searcher.collectionStatistics(MessageDocuments.TEXT);
         long docs = stats == null ? 0 : stats.docCount();
         return Math.log(1 + (docs - 1 + 0.5) / 1.5);
@@ -105,21 +105,6 @@ final class TurnRanking {
      * 0.2 were measured: see {@link #HYBRID_RELATIVE_CUTOFF}'s benchmark; 0.2 found 66.3% of the planted facts).
      */
     static final double SEMANTIC_SHARE = 1.0 / 3;
-    /**
-     * What a message holding a word the query's word may stand for ({@link Paraphrases}) is credited with, as a
-     * share of the query word's weight. On the sittings benchmark (summary-buffer(2,000) + recall, all 13
-     * conversations) 0.5 brought 4.0 points more evidence turns (34.8% against 30.8% without paraphrases; 3.3
-     * points on the held-out conversations) for 1.2 points more of the buffer's tokens; 0.4 and 0.6 measured
-     * within 0.3 points of it; 0.7 let matches through a paraphrase alone pass {@link #RARE_SHARE}'s gate, and
-     * unanswerable questions recalled 53% of the budget instead of 30% (recall/README, "Figures").
-     */
-    static final double ALTERNATE_WEIGHT = 0.5;
-    /**
-     * Most words of the session one query word may stand for ({@link Paraphrases}), the rarest in the
-     * session first: a broad word ("person", "food") has hundreds in a long session, each a clause of the
-     * query and a look-up per candidate.
-     */
-    static final int MAX_ALTERNATES = 50;
     /** Most turns returned for the parts of a question the best turns leave uncovered (see {@link #search}). */
     static final int MAX_ASPECTS = 2;
     /**
@@ -200,7 +185,7 @@ final class TurnRanking {
         Map<Integer, Double> similarity = new HashMap<>();
         List<String> present = new ArrayList<>();
         Map<String, Double> queryTerms = idf(searcher, queryWords, present);
-        Alternates alternates = alternates(searcher, queryTerms);
+        Alternates alternates = Alternates.of(searcher, queryTerms);
         boolean unsaid = alternates.unsaid;
         List<Integer> candidates = new ArrayList<>();
         double floor = similarityFloor;
@@ -222,7 +207,7 @@ final class TurnRanking {
             // context below but not sought by it (with a clause for each word in both fields, the search took
             // 1.3 ms on average at 10,000 turns, against 0.8 ms with the text only and 0.25 ms without paraphrases)
             for (String term : alternates.terms.subList(0, Math.min(alternates.terms.size(), MAX_QUERY_TERMS - present.size()))) {
-                terms.add(new BoostQuery(new TermQuery(new Term(MessageDocuments.TEXT, term)), (float) ALTERNATE_WEIGHT),
+                terms.add(new BoostQuery(new TermQuery(new Term(MessageDocuments.TEXT, term)), (float) Alternates.WEIGHT),
                         BooleanClause.Occur.SHOULD);
             }
             Query words = terms.build();
@@ -586,76 +571,6 @@ final class TurnRanking {
             hits.computeIfAbsent(turn, Hit::new);
         }
         return hits;
-    }
-
-    /**
-     * The query's words with the words each may stand for in the session ({@link Paraphrases}): what a
-     * message holding each term is credited with, and for each term the query word it counts for.
-     */
-    static final class Alternates {
-        /** Each query word's weight, and each alternative's credit. */
-        final Map<String, Double> credit = new LinkedHashMap<>();
-        /** The query word each term counts for (a query word counts for itself). */
-        final Map<String, String> wordOf = new HashMap<>();
-        /** The alternatives the session has, in the query's order. */
-        final List<String> terms = new ArrayList<>();
-        /** True if a query word is neither said in the session nor stands for a word that is. */
-        boolean unsaid;
-    }
-
-    /**
-     * The words the session said that the query's words may stand for: a word's synonyms and narrower
-     * words ({@link Paraphrases}) that the session has and that are not common in it. A message holding
-     * one is credited with {@link #ALTERNATE_WEIGHT} of the query word's weight (at most the alternative's
-     * own IDF); a query word the session never said, but one it may stand for, weighs
-     * {@link #ALTERNATE_WEIGHT} of a word said once (instead of half), and a message holding that word is
-     * credited with all of it (at most the alternative's own IDF). {@code queryTerms} is updated.
-     */
-    private static Alternates alternates(IndexSearcher searcher, Map<String, Double> queryTerms) throws IOException {
-        Alternates alternates = new Alternates();
-        CollectionStatistics stats = searcher.collectionStatistics(MessageDocuments.TEXT);
-        long docs = stats == null ? 0 : stats.docCount();
-        double once = onceWeight(searcher);
-        for (Map.Entry<String, Double> word : queryTerms.entrySet()) {
-            alternates.wordOf.put(word.getKey(), word.getKey());
-        }
-        for (Map.Entry<String, Double> word : queryTerms.entrySet()) {
-            boolean said = searcher.getIndexReader().docFreq(new Term(MessageDocuments.TEXT, word.getKey())) > 0;
-            boolean stands = false;
-            if (word.getValue() > 0 && docs > 0 && ALTERNATE_WEIGHT > 0) {
-                double weight = said ? word.getValue() : ALTERNATE_WEIGHT * once;
-                Map<String, Integer> found = new LinkedHashMap<>();
-                for (String term : Paraphrases.of(word.getKey())) {
-                    if (alternates.wordOf.containsKey(term)) {
-                        continue;
-                    }
-                    int df = SegmentTerms.docFreq(searcher.getIndexReader(), term);
-                    if (df > 0 && (docs < COMMON_MIN_MESSAGES || df <= COMMON_SHARE * docs)) {
-                        found.put(term, df);
-                    }
-                }
-                // the rarest, which say most about which turn the question is after
-                List<Map.Entry<String, Integer>> rarest = new ArrayList<>(found.entrySet());
-                rarest.sort(Map.Entry.comparingByValue());
-                for (Map.Entry<String, Integer> alternative : rarest.subList(0, Math.min(MAX_ALTERNATES, rarest.size()))) {
-                    int df = alternative.getValue();
-                    double idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-                    alternates.wordOf.put(alternative.getKey(), word.getKey());
-                    alternates.credit.put(alternative.getKey(), Math.min(said ? ALTERNATE_WEIGHT * weight : weight, idf));
-                    alternates.terms.add(alternative.getKey());
-                    stands = true;
-                }
-                if (stands && !said) {
-                    word.setValue(weight);
-                }
-            }
-            alternates.unsaid |= !said && !stands;
-        }
-        Map<String, Double> credit = new LinkedHashMap<>(queryTerms);
-        credit.putAll(alternates.credit);
-        alternates.credit.clear();
-        alternates.credit.putAll(credit);
-        return alternates;
     }
 
     /** BM25's IDF of each term, as Lucene computes it for this index; the terms the index has go to {@code present}. */

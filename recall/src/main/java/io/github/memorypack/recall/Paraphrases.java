@@ -27,9 +27,9 @@ import net.sf.extjwnl.dictionary.Dictionary;
  * said "car", "sport" the one that said "rugby", "injured" the one that said "sprained", "city" the one that
  * said "Berlin". For each of the word's {@link #SENSES} most common senses as a noun and as a verb: the
  * senses' own words, then their hyponyms (and named instances) down to {@link #DEPTH} levels; single words
- * only, made into terms by {@link RecallAnalyzer}. The dictionary loads once per process (about a second,
- * from the classpath), on the first query that needs it; each word's paraphrases are kept (at most
- * {@link #CACHED} words).
+ * only, made into terms by {@link RecallAnalyzer}. The dictionary loads once per process (about half a
+ * second, from the classpath), on a daemon thread a retriever starts ({@link #loadInBackground}) or on the
+ * first query that needs it; each word's paraphrases are kept (at most {@link #CACHED} words).
  */
 final class Paraphrases {
 

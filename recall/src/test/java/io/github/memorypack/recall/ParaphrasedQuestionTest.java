@@ -81,6 +81,9 @@ class ParaphrasedQuestionTest {
         assertThat(Paraphrases.of("sport")).contains("basketball", "rugby", "soccer").doesNotContain("sport");
         assertThat(Paraphrases.of("city")).contains("dublin", "berlin");
         assertThat(Paraphrases.of("relax")).contains("unwind");
+        // the same thing as another part of speech
+        assertThat(Paraphrases.of("injury")).contains("injure", "wound");
+        assertThat(Paraphrases.of("wedding")).contains("marry");
         assertThat(Paraphrases.of("qwzxv")).isEmpty();
     }
 }

@@ -94,16 +94,21 @@ class AiServicesSittingsTest {
         return at < 0 ? "" : request.substring(at);
     }
 
-    @Test
-    void should_bring_back_a_fact_from_sitting_2_in_sitting_25_when_asked_in_other_words() {
-        // given: a fact said once, in passing, in sitting 2; 22 sittings of small talk after it
+    /** Sitting 1, then {@code line} in sitting 2, small talk in sittings 3 to 24, and sitting 25's greeting. */
+    private void saidInSitting2ThenSmallTalkUntilSitting25(String line) {
         sitting(1);
-        sitting(2, "Oh, by the way — yesterday my sister Ingrid finally moved up to Tromsø for the new job.");
+        sitting(2, line);
         for (int n = 3; n <= 24; n++) {
             sitting(n);
         }
         clock.set(START.plus(Duration.ofDays(7L * 24)));
         say("Hey Sam! Long time no talk. How have you been?");
+    }
+
+    @Test
+    void should_bring_back_a_fact_from_sitting_2_in_sitting_25_when_asked_in_other_words() {
+        // given: a fact said once, in passing, in sitting 2; 22 sittings of small talk after it
+        saidInSitting2ThenSmallTalkUntilSitting25("Oh, by the way — yesterday my sister Ingrid finally moved up to Tromsø for the new job.");
 
         // when: sitting 25 asks with other words (only the name is shared)
         String request = say("Which town is Ingrid based in these days?");
@@ -117,13 +122,7 @@ class AiServicesSittingsTest {
     @Test
     void should_bring_back_a_fact_from_sitting_2_in_sitting_25_when_the_question_shares_no_word_with_it() {
         // given: sitting 2 names the sport and the injury; the question names their kinds
-        sitting(1);
-        sitting(2, "Ugh, I sprained my ankle during basketball on Saturday.");
-        for (int n = 3; n <= 24; n++) {
-            sitting(n);
-        }
-        clock.set(START.plus(Duration.ofDays(7L * 24)));
-        say("Hey Sam! Long time no talk. How have you been?");
+        saidInSitting2ThenSmallTalkUntilSitting25("Ugh, I sprained my ankle during basketball on Saturday.");
 
         // when: basketball is a game, to sprain is to hurt (WordNet)
         String request = say("Which game did I hurt myself in?");

@@ -1,8 +1,11 @@
 package io.github.memorypack.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -32,5 +35,10 @@ class H2ProcessesTest extends JdbcProcessesTest {
     @Override
     String text() {
         return "CHARACTER LARGE OBJECT";
+    }
+
+    @Test
+    void should_make_the_earlier_tables_with_the_text_type_the_store_itself_uses_on_h2() {
+        assertThat(messageColumnType()).isEqualToIgnoringCase(text()).isEqualToIgnoringCase("CHARACTER LARGE OBJECT");
     }
 }

@@ -249,7 +249,29 @@ abstract class JdbcProcessesTest {
         assertThat(store.sessions()).containsExactly("s");
     }
 
+    /** The database's large-text type, as the tables of an earlier version were made with it. */
     abstract String text();
+
+    /**
+     * The type the store's own schema gives a message's text (the entry table's {@code message} column),
+     * as the database's metadata names it: what {@link #text()} must be for the earlier tables to be the
+     * store's own.
+     */
+    String messageColumnType() {
+        store();
+        try (Connection c = dataSource().getConnection();
+             ResultSet columns = c.getMetaData().getColumns(null, null, "%", "%")) {
+            while (columns.next()) {
+                if (columns.getString("TABLE_NAME").equalsIgnoreCase(prefix + "entry")
+                        && columns.getString("COLUMN_NAME").equalsIgnoreCase("message")) {
+                    return columns.getString("TYPE_NAME");
+                }
+            }
+            throw new AssertionError("no column " + prefix + "entry.message");
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     @Test
     void should_refuse_a_process_ttl_that_is_too_short() {

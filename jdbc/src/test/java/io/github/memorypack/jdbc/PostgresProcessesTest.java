@@ -1,7 +1,10 @@
 package io.github.memorypack.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -28,5 +31,10 @@ class PostgresProcessesTest extends JdbcProcessesTest {
     @Override
     String text() {
         return "TEXT";
+    }
+
+    @Test
+    void should_make_the_earlier_tables_with_the_text_type_the_store_itself_uses_on_postgres() {
+        assertThat(messageColumnType()).isEqualToIgnoringCase(text()).isEqualToIgnoringCase("text");
     }
 }

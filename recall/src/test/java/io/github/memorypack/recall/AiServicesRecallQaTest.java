@@ -358,7 +358,7 @@ class AiServicesRecallQaTest {
         SessionStore store = InMemorySessionStore.create();
         RecallContentRetriever recall = recall(RecallContentRetriever.builder().store(store).hybrid());
 
-        String request = askSingle(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build(),
+        String request = askSingle(Chats.window(store),
                 recall);
 
         assertThat(store.sessions()).containsExactly("ana");

@@ -127,7 +127,7 @@ class AiServicesRecallTest {
 
         assertThat(aboutIt).contains("Answer using the following information:", SISTER);
         assertThat(again).contains(SISTER);
-        assertThat(recall.retrieve(Chats.query(WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build(),
+        assertThat(recall.retrieve(Chats.query(Chats.window(store),
                 SISTER_QUESTION)).toString()).doesNotContain("Answer using the following information");
     }
 

@@ -88,7 +88,7 @@ class BackgroundEmbeddingTest {
         RecordingModel model = new RecordingModel();
         SessionStore store = InMemorySessionStore.create();
         RecallContentRetriever recall = RecallContentRetriever.builder().store(store).embeddingModel(model).build();
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         List<String> asked = new ArrayList<>();
         asked.add("Hello!");
         request(recall, memory, "Hello!", "Hi, how can I help?");

@@ -8,6 +8,8 @@ import dev.langchain4j.memory.ChatMemory;
 import dev.langchain4j.rag.content.Content;
 import dev.langchain4j.rag.query.Metadata;
 import dev.langchain4j.rag.query.Query;
+import io.github.memorypack.core.SessionStore;
+import io.github.memorypack.window.WindowChatMemory;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -65,6 +67,11 @@ final class Chats {
 
     static String fillerAnswer(int i) {
         return FILLER[i % FILLER.length][1];
+    }
+
+    /** Session "ana"'s window of 6 messages (3 turns) over {@code store}: older turns are recall's to find. */
+    static WindowChatMemory window(SessionStore store) {
+        return WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
     }
 
     /** Adds a user message and its answer to a memory. */

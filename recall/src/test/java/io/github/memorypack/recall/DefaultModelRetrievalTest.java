@@ -48,7 +48,7 @@ class DefaultModelRetrievalTest {
     void should_retrieve_what_langchain4js_own_model_retrieves_on_a_realistic_conversation() {
         // given: facts spread over 70 everyday turns
         SessionStore store = InMemorySessionStore.create();
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         for (int i = 0; i < FACTS.length; i++) {
             turn(memory, FACTS[i][0], FACTS[i][1]);
             Chats.fillers(memory, i * 6, i * 6 + 6);

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ParaphrasedQuestionTest {
 
-    private static final String SPRAIN = "Last weekend I sprained my ankle during basketball.";
+    static final String SPRAIN = "Last weekend I sprained my ankle during basketball.";
 
     private final SessionStore store = InMemorySessionStore.create();
     private final RecallContentRetriever recall = RecallContentRetriever.builder().store(store).build();
@@ -33,7 +33,7 @@ class ParaphrasedQuestionTest {
     }
 
     private WindowChatMemory chat() {
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         turn(memory, SPRAIN, "Ouch, keep it raised.");
         fillers(memory, 0, 15);
         turn(memory, "Adam, my brother, finally settled in Dublin.", "Good for him!");

@@ -27,7 +27,7 @@ class QuestionAspectsTest {
     }
 
     private WindowChatMemory chat() {
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         turn(memory, "I finished my first half marathon on Sunday! My legs are jelly.", "Congratulations, what a feat!");
         fillers(memory, 0, 12);
         turn(memory, "I twisted my knee during soccer, so I'm on the couch for a while.", "Ouch, rest well.");

@@ -26,7 +26,7 @@ class RecalledTextTest {
     }
 
     private WindowChatMemory chat(String user, String answer) {
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         turn(memory, user, answer);
         fillers(memory, 0, 30);
         return memory;
@@ -35,7 +35,7 @@ class RecalledTextTest {
     @Test
     void should_recall_the_answer_to_a_photo_sent_without_words_with_the_turn_it_belongs_to() {
         // given: the user sends a photo alone, the assistant describes it; two such turns, then everyday turns
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         memory.add(dev.langchain4j.data.message.UserMessage.from(
                 dev.langchain4j.data.message.ImageContent.from("https://example.com/dog.jpg")));
         memory.add(dev.langchain4j.data.message.AiMessage.from("What a cheerful golden retriever puppy on the beach!"));

@@ -37,7 +37,7 @@ class ShownTurnDatesTest {
 
     /** Filler, then the Kyoto turn on 7 May 2023 and one more turn: both in the window's view (3 turns). */
     private WindowChatMemory chat() {
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         fillers(memory, 0, 20);
         clock.set(Instant.parse("2023-05-07T13:56:00Z"));
         turn(memory, KYOTO, "Lucky you, what a trip!");
@@ -86,7 +86,7 @@ class ShownTurnDatesTest {
     @Test
     void should_add_the_shown_reference_after_a_recalled_older_turn() {
         // given: Kyoto was planned long before, out of the view
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         turn(memory, "We are planning a trip to Kyoto for the spring.", "Sounds wonderful.");
         fillers(memory, 0, 20);
         clock.set(Instant.parse("2023-05-07T13:56:00Z"));
@@ -118,7 +118,7 @@ class ShownTurnDatesTest {
     @Test
     void should_quote_the_sentence_that_matched_when_the_message_starts_with_something_else() {
         // given
-        WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        WindowChatMemory memory = Chats.window(store);
         fillers(memory, 0, 20);
         clock.set(Instant.parse("2023-05-07T13:56:00Z"));
         turn(memory, "Hey, how are you doing? Work has been hectic all week. Anyway, we finally made it to Kyoto last weekend.",

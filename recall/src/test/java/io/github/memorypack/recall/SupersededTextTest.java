@@ -50,7 +50,7 @@ class SupersededTextTest {
     }
 
     private static WindowChatMemory window(SessionStore store) {
-        return WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
+        return Chats.window(store);
     }
 
     @Test

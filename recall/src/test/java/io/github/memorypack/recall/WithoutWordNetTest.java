@@ -31,8 +31,8 @@ class WithoutWordNetTest {
     public static void main(String[] args) {
         SessionStore store = InMemorySessionStore.create();
         try (RecallContentRetriever recall = RecallContentRetriever.builder().store(store).build()) {
-            WindowChatMemory memory = WindowChatMemory.builder().id("ana").chatMemoryStore(store).maxMessages(6).build();
-            turn(memory, "Last weekend I sprained my ankle during basketball.", "Ouch, keep it raised.");
+            WindowChatMemory memory = Chats.window(store);
+            turn(memory, ParaphrasedQuestionTest.SPRAIN, "Ouch, keep it raised.");
             fillers(memory, 0, 15);
             boolean own = joined(recall.retrieve(query(memory, "How is my sprained ankle doing?"))).contains("basketball");
             boolean other = joined(recall.retrieve(query(memory, "Which game did I hurt myself in?"))).contains("basketball");

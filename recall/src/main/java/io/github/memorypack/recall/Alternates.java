@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.lucene.index.Term;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
 
@@ -52,9 +51,11 @@ final class Alternates {
      * one is credited with {@link #WEIGHT} of the query word's weight (at most the alternative's
      * own IDF); a query word the session never said, but one it may stand for, weighs
      * {@link #WEIGHT} of a word said once (instead of half), and a message holding that word is
-     * credited with all of it (at most the alternative's own IDF). {@code queryTerms} is updated.
+     * credited with all of it (at most the alternative's own IDF). {@code queryTerms} is updated;
+     * {@code present} are the query words the session said.
      */
-    static Alternates of(IndexSearcher searcher, Map<String, Double> queryTerms) throws IOException {
+    static Alternates of(IndexSearcher searcher, Map<String, Double> queryTerms, List<String> present)
+            throws IOException {
         Alternates alternates = new Alternates();
         CollectionStatistics stats = searcher.collectionStatistics(MessageDocuments.TEXT);
         long docs = stats == null ? 0 : stats.docCount();
@@ -63,7 +64,7 @@ final class Alternates {
             alternates.wordOf.put(word.getKey(), word.getKey());
         }
         for (Map.Entry<String, Double> word : queryTerms.entrySet()) {
-            boolean said = searcher.getIndexReader().docFreq(new Term(MessageDocuments.TEXT, word.getKey())) > 0;
+            boolean said = present.contains(word.getKey());
             boolean stands = false;
             if (word.getValue() > 0 && docs > 0) {
                 double weight = said ? word.getValue() : WEIGHT * once;

@@ -185,7 +185,7 @@ final class TurnRanking {
         Map<Integer, Double> similarity = new HashMap<>();
         List<String> present = new ArrayList<>();
         Map<String, Double> queryTerms = idf(searcher, queryWords, present);
-        Alternates alternates = Alternates.of(searcher, queryTerms);
+        Alternates alternates = Alternates.of(searcher, queryTerms, present);
         boolean unsaid = alternates.unsaid;
         List<Integer> candidates = new ArrayList<>();
         double floor = similarityFloor;
